@@ -1,0 +1,583 @@
+package edm
+
+import (
+	"bytes"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// DecodeObject decodes one entity as the Table service receives it: a flat
+// JSON object of properties in the OData JSON ("JSON light") format. It calls
+// fn once per property, in document order. A property sent as null arrives
+// with null=true, and its Value carries only the annotated type, if any.
+//
+// Members are handled as follows:
+//   - "Name@odata.type" declares Name's Edm type. It may come before or after
+//     the value. Edm.Int64 comes as a JSON string ("123"; a number is
+//     accepted too). Edm.Double comes as a number or as "NaN", "Infinity",
+//     "-Infinity" (a numeric string is accepted too). Edm.DateTime, Edm.Guid
+//     and Edm.Binary (standard base64) come as strings.
+//   - Without an annotation, a string is an Edm.String and true or false is
+//     an Edm.Boolean. An integral number (no fraction, no exponent) within
+//     the Int32 range is an Edm.Int32, and any other number is an Edm.Double.
+//     That includes 3000000000. Azure infers Double for integral values
+//     beyond Int32 (Storage Explorer issue #1382: an unannotated
+//     5454161346626 "become[s] a Double"), never Int64.
+//   - Members named "odata.*" (odata.metadata, odata.etag, odata.type,
+//     odata.id, odata.editLink, ...) and any annotation other than
+//     "@odata.type" ("@odata.etag", "Name@some.term", ...) are ignored. So is
+//     a type annotation whose property is absent.
+//
+// Errors are *Error values whose Kind tells malformed JSON (ErrSyntax), a
+// nested object or array (ErrNested; Azure answers InvalidInput), an unknown
+// type (ErrUnknownType), a value that does not fit its type (ErrBadValue), a
+// value out of range (ErrOutOfRange) and a repeated member (ErrDuplicate).
+// All of these are found before fn is called for the first time, except for
+// the per-value errors (bad value, out of range), which are found in order.
+// An error returned by fn stops decoding and is returned as it is.
+func DecodeObject(data []byte, fn func(name string, v Value, null bool) error) error {
+	d := decoderPool.Get().(*decoder)
+	defer d.release()
+	d.data = data
+	if err := d.scanObject(); err != nil {
+		return err
+	}
+	if err := d.resolve(); err != nil {
+		return err
+	}
+	for i := range d.members {
+		m := &d.members[i]
+		if m.role != roleProperty {
+			continue
+		}
+		name := string(d.name(m))
+		v, null, err := d.value(m, name)
+		if err != nil {
+			return err
+		}
+		if err := fn(name, v, null); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// valueKind is the JSON kind of a member's value.
+type valueKind uint8
+
+const (
+	kindString valueKind = iota + 1
+	kindNumber
+	kindTrue
+	kindFalse
+	kindNull
+)
+
+// memberRole says what a member means to the entity.
+type memberRole uint8
+
+const (
+	roleIgnored    memberRole = iota // odata.* and foreign annotations
+	roleProperty                     // a property value
+	roleAnnotation                   // Name@odata.type
+)
+
+// member is one "name": value pair found by the scanner. Names and values
+// are kept as spans of the input so that nothing is copied until it is used.
+type member struct {
+	nameStart, nameEnd int
+	valStart, valEnd   int // for strings, the content between the quotes
+	// nameBuf holds the unescaped name when the raw name has escapes.
+	nameBuf     []byte
+	nameEscaped bool
+	valEscaped  bool
+	integral    bool // a number with neither fraction nor exponent
+	kind        valueKind
+	role        memberRole
+	propLen     int  // annotations: length of the property part of the name
+	annotation  int  // properties: index of the type annotation, or -1
+	annotated   Type // annotations: the declared type
+}
+
+type decoder struct {
+	data    []byte
+	pos     int
+	members []member
+	scratch []byte
+}
+
+// decoderPool recycles decoders so that a decode allocates nothing but the
+// names and values it hands out.
+var decoderPool = sync.Pool{New: func() any { return &decoder{members: make([]member, 0, 16)} }}
+
+// maxPooledMembers keeps a huge request from pinning its buffers forever.
+const maxPooledMembers = 1024
+
+func (d *decoder) release() {
+	if cap(d.members) > maxPooledMembers || cap(d.scratch) > 64<<10 {
+		return
+	}
+	for i := range d.members {
+		d.members[i].nameBuf = nil
+	}
+	d.data, d.pos, d.members, d.scratch = nil, 0, d.members[:0], d.scratch[:0]
+	decoderPool.Put(d)
+}
+
+func (d *decoder) syntax(msg string) *Error {
+	return &Error{Kind: ErrSyntax, Offset: d.pos, Msg: msg}
+}
+
+func (d *decoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+// scanObject tokenizes the whole body into d.members, checking the JSON
+// grammar, escapes and UTF-8 as it goes.
+func (d *decoder) scanObject() error {
+	// A UTF-8 byte order mark is tolerated, as .NET readers tolerate it.
+	if bytes.HasPrefix(d.data, []byte("\xEF\xBB\xBF")) {
+		d.pos = 3
+	}
+	d.skipSpace()
+	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
+		return d.syntax("the body must be a JSON object")
+	}
+	d.pos++
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return d.finish()
+	}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return d.syntax("expected a member name")
+		}
+		var m member
+		m.annotation = -1
+		m.nameStart = d.pos + 1
+		esc, err := d.scanString()
+		if err != nil {
+			return err
+		}
+		m.nameEnd, m.nameEscaped = d.pos-1, esc
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return d.syntax("expected ':' after a member name")
+		}
+		d.pos++
+		d.skipSpace()
+		if err := d.scanValue(&m); err != nil {
+			return err
+		}
+		d.members = append(d.members, m)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return d.syntax("unterminated object")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.skipSpace()
+			continue
+		case '}':
+			d.pos++
+			return d.finish()
+		}
+		return d.syntax("expected ',' or '}'")
+	}
+}
+
+func (d *decoder) finish() error {
+	d.skipSpace()
+	if d.pos != len(d.data) {
+		return d.syntax("data after the object")
+	}
+	return nil
+}
+
+func (d *decoder) scanValue(m *member) error {
+	if d.pos >= len(d.data) {
+		return d.syntax("expected a value")
+	}
+	switch c := d.data[d.pos]; {
+	case c == '"':
+		m.kind, m.valStart = kindString, d.pos+1
+		esc, err := d.scanString()
+		if err != nil {
+			return err
+		}
+		m.valEnd, m.valEscaped = d.pos-1, esc
+		return nil
+	case c == '{' || c == '[':
+		// Entities are flat: Azure rejects complex and collection values.
+		return &Error{Kind: ErrNested, Property: d.nameString(m), Offset: d.pos, Msg: "nested objects and arrays are not supported"}
+	case c == 't':
+		return d.scanLiteral(m, "true", kindTrue)
+	case c == 'f':
+		return d.scanLiteral(m, "false", kindFalse)
+	case c == 'n':
+		return d.scanLiteral(m, "null", kindNull)
+	case c == '-' || (c >= '0' && c <= '9'):
+		m.kind, m.valStart = kindNumber, d.pos
+		end, integral, ok := scanNumber(d.data, d.pos)
+		if !ok {
+			d.pos = end
+			return d.syntax("malformed number")
+		}
+		d.pos, m.valEnd, m.integral = end, end, integral
+		return nil
+	}
+	return d.syntax("expected a value")
+}
+
+func (d *decoder) scanLiteral(m *member, lit string, kind valueKind) error {
+	if !bytes.HasPrefix(d.data[d.pos:], []byte(lit)) {
+		return d.syntax("invalid literal")
+	}
+	m.kind, m.valStart, m.valEnd = kind, d.pos, d.pos+len(lit)
+	d.pos += len(lit)
+	return nil
+}
+
+// scanNumber checks the JSON number grammar
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? from b[i] and returns where
+// the number ends and whether it is integral.
+func scanNumber(b []byte, i int) (end int, integral, ok bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return i, false, false
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return i, false, false
+	}
+	integral = true
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false, false
+		}
+		integral = false
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false, false
+		}
+		integral = false
+	}
+	return i, integral, true
+}
+
+// scanString moves past the string that starts at d.pos (the opening quote)
+// and reports whether it holds escapes. It rejects raw control characters,
+// invalid escapes, lone surrogates and invalid UTF-8.
+func (d *decoder) scanString() (escaped bool, err error) {
+	b := d.data
+	i := d.pos + 1
+	for {
+		// Fast path: plain ASCII.
+		for i < len(b) {
+			c := b[i]
+			if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+				break
+			}
+			i++
+		}
+		if i >= len(b) {
+			d.pos = i
+			return false, d.syntax("unterminated string")
+		}
+		switch c := b[i]; {
+		case c == '"':
+			d.pos = i + 1
+			return escaped, nil
+		case c == '\\':
+			n := escapeLen(b, i)
+			if n == 0 {
+				d.pos = i
+				return false, d.syntax("invalid escape sequence")
+			}
+			escaped = true
+			i += n
+		case c < 0x20:
+			d.pos = i
+			return false, d.syntax("control character in string")
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				d.pos = i
+				return false, d.syntax("invalid UTF-8")
+			}
+			i += size
+		}
+	}
+}
+
+// escapeLen returns the length of the valid escape at b[i] (a backslash),
+// or 0. A \u escape of a high surrogate must be followed by one of a low
+// surrogate: a lone surrogate is no character and cannot be stored.
+func escapeLen(b []byte, i int) int {
+	if i+1 >= len(b) {
+		return 0
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		u, ok := hex4(b, i+2)
+		switch {
+		case !ok:
+			return 0
+		case u >= 0xD800 && u <= 0xDBFF:
+			if i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+				if lo, ok := hex4(b, i+8); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					return 12
+				}
+			}
+			return 0
+		case u >= 0xDC00 && u <= 0xDFFF:
+			return 0
+		}
+		return 6
+	}
+	return 0
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// unescape appends the decoded form of s, the validated content of a JSON
+// string, to dst.
+func unescape(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			j := bytes.IndexByte(s[i:], '\\')
+			if j < 0 {
+				return append(dst, s[i:]...)
+			}
+			dst = append(dst, s[i:i+j]...)
+			i += j
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, _ := hex4(s, i+2)
+			if r >= 0xD800 && r <= 0xDBFF {
+				lo, _ := hex4(s, i+8)
+				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+				i += 6
+			}
+			dst = utf8.AppendRune(dst, r)
+			i += 6
+			continue
+		default: // '"', '\\', '/'
+			dst = append(dst, s[i+1])
+		}
+		i += 2
+	}
+	return dst
+}
+
+// name returns a member's unescaped name without copying when it can.
+func (d *decoder) name(m *member) []byte {
+	if m.nameEscaped {
+		if m.nameBuf == nil {
+			m.nameBuf = unescape(nil, d.data[m.nameStart:m.nameEnd])
+		}
+		return m.nameBuf
+	}
+	return d.data[m.nameStart:m.nameEnd]
+}
+
+func (d *decoder) nameString(m *member) string { return string(d.name(m)) }
+
+// propertyName is the name a member speaks for: the property itself, or the
+// property an annotation annotates.
+func (d *decoder) propertyName(m *member) string {
+	n := d.name(m)
+	if m.role == roleAnnotation {
+		n = n[:m.propLen]
+	}
+	return string(n)
+}
+
+var (
+	odataPrefix    = []byte("odata.")
+	typeAnnotation = []byte("odata.type")
+)
+
+// smallObject is the member count up to which duplicate and annotation
+// lookups use a linear scan instead of a map.
+const smallObject = 32
+
+// resolve classifies the members, rejects duplicates and pairs every type
+// annotation with its property.
+func (d *decoder) resolve() error {
+	annotations := 0
+	for i := range d.members {
+		m := &d.members[i]
+		n := d.name(m)
+		switch at := bytes.IndexByte(n, '@'); {
+		case bytes.HasPrefix(n, odataPrefix):
+			m.role = roleIgnored
+		case at < 0:
+			m.role = roleProperty
+		case at > 0 && bytes.Equal(n[at+1:], typeAnnotation):
+			m.role, m.propLen = roleAnnotation, at
+			annotations++
+		default:
+			m.role = roleIgnored // instance annotation or another term
+		}
+	}
+	var index map[string]int
+	if len(d.members) > smallObject {
+		index = make(map[string]int, len(d.members))
+		for i := range d.members {
+			m := &d.members[i]
+			if _, dup := index[string(d.name(m))]; dup {
+				return d.duplicate(m)
+			}
+			index[string(d.name(m))] = i
+		}
+	} else {
+		for i := 1; i < len(d.members); i++ {
+			n := d.name(&d.members[i])
+			for j := 0; j < i; j++ {
+				if bytes.Equal(n, d.name(&d.members[j])) {
+					return d.duplicate(&d.members[i])
+				}
+			}
+		}
+	}
+	if annotations == 0 {
+		return nil
+	}
+	for i := range d.members {
+		a := &d.members[i]
+		if a.role != roleAnnotation {
+			continue
+		}
+		t, err := d.annotationType(a)
+		if err != nil {
+			return err
+		}
+		a.annotated = t
+		prop := d.name(a)[:a.propLen]
+		p := -1
+		if index != nil {
+			if j, ok := index[string(prop)]; ok {
+				p = j
+			}
+		} else {
+			for j := range d.members {
+				if bytes.Equal(prop, d.name(&d.members[j])) {
+					p = j
+					break
+				}
+			}
+		}
+		if p >= 0 && d.members[p].role == roleProperty {
+			d.members[p].annotation = i
+		}
+	}
+	return nil
+}
+
+func (d *decoder) duplicate(m *member) error {
+	return &Error{Kind: ErrDuplicate, Property: d.propertyName(m), Offset: m.nameStart, Msg: "member " + quoteForMsg(d.nameString(m)) + " appears more than once"}
+}
+
+// annotationType reads the Edm type an "@odata.type" annotation declares.
+func (d *decoder) annotationType(a *member) (Type, error) {
+	if a.kind == kindString {
+		raw := d.stringBytes(a)
+		for t := Binary; t <= String; t++ {
+			if string(raw) == typeNames[t] {
+				return t, nil
+			}
+		}
+	}
+	return 0, &Error{Kind: ErrUnknownType, Property: d.propertyName(a), Offset: a.valStart,
+		Msg: "unsupported type " + quoteForMsg(string(d.data[a.valStart:a.valEnd]))}
+}
+
+// stringBytes returns the unescaped content of a string member's value. The
+// result may alias d.scratch and is valid until the next call.
+func (d *decoder) stringBytes(m *member) []byte {
+	raw := d.data[m.valStart:m.valEnd]
+	if !m.valEscaped {
+		return raw
+	}
+	d.scratch = unescape(d.scratch[:0], raw)
+	return d.scratch
+}
+
+// quoteForMsg quotes s for an error message, shortened so that a huge input
+// cannot make a huge message.
+func quoteForMsg(s string) string {
+	const maxLen = 64
+	if len(s) > maxLen {
+		cut := maxLen
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + "..."
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,51 @@
+package edm
+
+// ParseGuid parses a Guid and returns it in the canonical form the package
+// stores: 32 lower-case hex digits grouped 8-4-4-4-12. It accepts the forms
+// .NET's Guid.Parse accepts for plain Guids, which is what the service reads
+// an Edm.Guid with: "D" (8-4-4-4-12), "N" (32 digits), "B" ({D}) and "P"
+// ((D)), in either letter case.
+func ParseGuid(s string) (string, bool) {
+	switch len(s) {
+	case 32:
+		return guidDigits(s, 0, 32, false)
+	case 36:
+		return guidDigits(s, 0, 36, true)
+	case 38:
+		if (s[0] == '{' && s[37] == '}') || (s[0] == '(' && s[37] == ')') {
+			return guidDigits(s, 1, 36, true)
+		}
+	}
+	return "", false
+}
+
+// guidDigits reads the N form, or with dashes the D form, from s[off:off+n].
+func guidDigits[S string | []byte](s S, off, n int, dashed bool) (string, bool) {
+	var out [36]byte
+	j := 0
+	for i := 0; i < n; i++ {
+		c := s[off+i]
+		if dashed && (i == 8 || i == 13 || i == 18 || i == 23) {
+			if c != '-' {
+				return "", false
+			}
+			out[j] = '-'
+			j++
+			continue
+		}
+		switch {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+		case c >= 'A' && c <= 'F':
+			c += 'a' - 'A'
+		default:
+			return "", false
+		}
+		if !dashed && (j == 8 || j == 13 || j == 18 || j == 23) {
+			out[j] = '-'
+			j++
+		}
+		out[j] = c
+		j++
+	}
+	return string(out[:]), true
+}
