@@ -1,0 +1,38 @@
+// Package auth authenticates and authorizes Table service requests the way
+// Azure Storage does: Shared Key and Shared Key Lite signatures in the
+// Authorization header, account SAS and table (service) SAS tokens in the
+// query string, stored access policies for table SAS, and the entity key
+// ranges a table SAS may carry.
+//
+// The HTTP layer builds a Request from what it received on the wire and
+// calls Verifier.Authenticate once per request. The resulting Principal then
+// answers, per operation, whether the request may proceed (Authorize) and,
+// per entity, whether a table SAS key range reaches it (AllowsEntity,
+// KeyRange). Every refusal is an *apierr.Error carrying the code Azure uses.
+//
+// What the caller must pass, and why:
+//
+//   - Request.SignedPath is the path exactly as it arrived, still
+//     percent-encoded (the part of the request line before '?'), including an
+//     API Gateway stage prefix or custom-domain base path and, for path-style
+//     URLs, the account segment. Shared Key signs "/" + account + that path,
+//     so a path-style request names the account twice
+//     ("/devstoreaccount1/devstoreaccount1/Tables").
+//   - Request.Method is the verb on the wire (POST for an X-HTTP-Method
+//     tunnel), because Shared Key signs the wire verb.
+//   - Request.Header must keep x-ms-date intact; a proxy that splits header
+//     values on commas breaks every signature.
+//   - Request.HTTPS and Request.ClientIP feed the SAS spr and sip checks.
+//
+// Verification follows the Azure REST reference ("Authorize with Shared
+// Key", "Create an account SAS", "Create a service SAS"), and is byte-exact
+// with the strings-to-sign of the official SDKs (Go aztables v1.4.1, JS
+// @azure/data-tables, Python azure-data-tables, .NET Azure.Data.Tables).
+// Where SDKs differ from each other in what they sign, the verifier accepts
+// each legitimate form instead of rejecting a real client; every form still
+// requires the account key.
+//
+// For clients inside this repository (tests, the load benchmark) the package
+// also signs: SignSharedKeyLite, SignSharedKey, NewAccountSAS and NewTableSAS
+// produce exactly what the SDKs produce.
+package auth
