@@ -1,0 +1,83 @@
+package dynamolocal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// shared is the per-test-binary instance, started on first use.
+var shared struct {
+	once     sync.Once
+	endpoint string
+	inst     *Instance
+	err      error
+}
+
+// Main runs the tests and stops the instance that Endpoint may have started.
+// Use it from TestMain: os.Exit(dynamolocal.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	if shared.inst != nil {
+		shared.inst.Stop()
+	}
+	return code
+}
+
+// Endpoint returns the DynamoDB endpoint for tests: $TABLEBRIDGE_DYNAMODB_ENDPOINT
+// when set, otherwise an instance started once for this test binary (stopped
+// by Main). When DynamoDB Local is not installed it skips t with a loud
+// message, or fails t when $CI is set. Any other start failure fails t.
+func Endpoint(t testing.TB) string {
+	t.Helper()
+	shared.once.Do(func() {
+		if ep := os.Getenv(EnvEndpoint); ep != "" {
+			shared.endpoint = ep
+			return
+		}
+		shared.inst, shared.err = Start(context.Background())
+		if shared.inst != nil {
+			shared.endpoint = shared.inst.Endpoint
+		}
+	})
+	if shared.err != nil {
+		if errors.Is(shared.err, ErrNotInstalled) && os.Getenv(EnvCI) == "" {
+			t.Skipf("\n*** SKIPPING DynamoDB tests: %v\n*** %s\n*** (with CI set, this is a failure)", shared.err, installHint)
+		}
+		t.Fatalf("DynamoDB Local unavailable: %v\n%s", shared.err, installHint)
+	}
+	return shared.endpoint
+}
+
+// Client returns a client for Endpoint(t); it skips or fails t the same way.
+func Client(t testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	t.Helper()
+	return NewClient(Endpoint(t), optFns...)
+}
+
+// Context returns a context that ends with the test or after timeout,
+// whichever comes first, so a stuck call fails the test instead of hanging
+// it until the go test deadline.
+func Context(t testing.TB, timeout time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// UniqueName returns a name unique to this process and call, made of
+// characters legal in DynamoDB table names, for per-test table prefixes on a
+// shared instance.
+func UniqueName(prefix string) string {
+	n := uniqueCounter.Add(1)
+	return fmt.Sprintf("%s%d-%d-%d", prefix, os.Getpid(), time.Now().UnixNano()%1e9, n)
+}
+
+var uniqueCounter atomic.Int64
