@@ -235,7 +235,7 @@ func (l *lexer) peekByte() byte {
 func (l *lexer) identOrPrefixed(start int) (token, error) {
 	l.pos += identLen(l.src[start:])
 	name := l.src[start:l.pos]
-	if l.peekByte() == '\'' {
+	if l.peekByte() == '\'' && isLiteralPrefix(name) {
 		return l.prefixed(start, name)
 	}
 	switch name {
@@ -274,13 +274,23 @@ func (l *lexer) prefixed(start int, prefix string) (token, error) {
 			return token{}, errorf(start, "%v", err)
 		}
 		v = edm.NewBinary(b)
-	case strings.EqualFold(prefix, "datetimeoffset"), strings.EqualFold(prefix, "time"),
-		strings.EqualFold(prefix, "geography"), strings.EqualFold(prefix, "geometry"):
+	default: // datetimeoffset, time, geography, geometry
 		return token{}, errorf(start, "%s literals are not supported by the Table service", prefix)
-	default:
-		return token{}, errorf(start, "unknown literal prefix %q (want datetime, guid, binary or X)", prefix)
 	}
 	return l.literal(start, v), nil
+}
+
+// isLiteralPrefix reports whether name, directly followed by a quote,
+// starts a typed literal. The WCF Data Services lexer knows these prefixes,
+// ignoring case; any other name is a name, so "A eq'x'" still compares A
+// with 'x'.
+func isLiteralPrefix(name string) bool {
+	for _, p := range [...]string{"datetime", "guid", "binary", "X", "datetimeoffset", "time", "geography", "geometry"} {
+		if strings.EqualFold(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // identLen is the byte length of the identifier at the start of s (0 if

@@ -165,7 +165,8 @@ func atoi(s string) (int, bool) {
 }
 
 // parseBinary decodes the hexadecimal body of X'...' or binary'...'. It
-// returns a non-nil slice even when empty, so X'' is a value, not "absent".
+// returns a non-nil slice even when empty: an empty binary literal is a
+// value, not "absent".
 func parseBinary(s string) ([]byte, error) {
 	if len(s)%2 != 0 {
 		return nil, fmt.Errorf("invalid binary literal %q: odd number of hexadecimal digits", s)
