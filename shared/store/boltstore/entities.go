@@ -1,0 +1,252 @@
+package boltstore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// GetEntity returns a copy of one entity.
+func (s *Store) GetEntity(ctx context.Context, account, table, partitionKey, rowKey string) (*model.Entity, error) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var e *model.Entity
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := entityBucket(tx, account, table)
+		if b == nil {
+			return fmt.Errorf("%q: %w", table, store.ErrTableNotFound)
+		}
+		if strings.IndexByte(partitionKey, keySeparator) >= 0 {
+			// No such entity can have been stored (Write refuses it).
+			return store.ErrEntityNotFound
+		}
+		v := b.Get(entityKey(partitionKey, rowKey))
+		if v == nil {
+			return store.ErrEntityNotFound
+		}
+		var err error
+		e, err = decodeEntity([]byte(partitionKey), []byte(rowKey), v)
+		return err
+	})
+	if err != nil {
+		return nil, wrapErr("get entity", err)
+	}
+	return e, nil
+}
+
+// plannedOp is one op of a Write with everything that does not depend on the
+// stored data computed up front, outside the write lock.
+type plannedOp struct {
+	store.Op
+	key   []byte
+	value []byte // encoded entity for Insert and Replace
+}
+
+// mutation is one checked change, ready to apply.
+type mutation struct {
+	key    []byte
+	value  []byte // the encoded entity to put, unless delete
+	delete bool
+}
+
+// Write applies ops atomically in one group-committed transaction.
+func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	plan, err := planWrite(ops)
+	if err != nil {
+		return err
+	}
+	if len(plan) == 0 {
+		return nil
+	}
+	// bbolt's Batch runs this function inside a transaction shared with
+	// other writers, and may run it again if another function of the batch
+	// fails. So it must be idempotent: it resets its result, checks every op
+	// before it changes anything, and reports a failed check through result
+	// while returning nil, which lets the batch commit the other writers'
+	// work. It returns an error only for a bbolt failure, after which Batch
+	// rolls the shared transaction back and reruns this function alone.
+	var result error
+	err = s.db.Batch(func(tx *bolt.Tx) error {
+		result = nil
+		b := entityBucket(tx, account, table)
+		if b == nil {
+			result = fmt.Errorf("boltstore: write: %q: %w", table, store.ErrTableNotFound)
+			return nil
+		}
+		muts, err := checkOps(b, plan)
+		if err != nil {
+			result = err
+			return nil
+		}
+		for _, m := range muts {
+			if m.delete {
+				err = b.Delete(m.key)
+			} else {
+				err = b.Put(m.key, m.value)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return wrapErr("write", err)
+	}
+	return result
+}
+
+// planWrite validates the ops' shape and encodes what it can before the
+// transaction.
+func planWrite(ops []store.Op) ([]plannedOp, error) {
+	plan := make([]plannedOp, len(ops))
+	var seen map[string]int
+	if len(ops) > 1 {
+		seen = make(map[string]int, len(ops))
+	}
+	for i, op := range ops {
+		if op.Entity == nil {
+			return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: %s without an entity", op.Kind)}
+		}
+		pk, rk := op.Entity.PartitionKey, op.Entity.RowKey
+		if strings.IndexByte(pk, keySeparator) >= 0 {
+			// Azure forbids control characters in keys; the service rejects
+			// them before they get here.
+			return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: PartitionKey %q contains U+0000", pk)}
+		}
+		key := entityKey(pk, rk)
+		if len(key) > bolt.MaxKeySize {
+			return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: keys of %d bytes: %w", len(key), store.ErrKeyTooLong)}
+		}
+		if seen != nil {
+			if j, dup := seen[string(key)]; dup {
+				return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: op %d and op %d name the same entity", j, i)}
+			}
+			seen[string(key)] = i
+		}
+		p := plannedOp{Op: op, key: key}
+		switch op.Kind {
+		case store.OpInsert, store.OpReplace:
+			v, err := encodeEntity(op.Entity)
+			if err != nil {
+				return nil, &store.OpError{Index: i, Err: err}
+			}
+			p.value = v
+		case store.OpMerge, store.OpDelete:
+		default:
+			return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: unknown op kind %s", op.Kind)}
+		}
+		switch op.Cond {
+		case store.CondNone, store.CondExists, store.CondTimestamp:
+		default:
+			return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: unknown condition %d", op.Cond)}
+		}
+		plan[i] = p
+	}
+	return plan, nil
+}
+
+// checkOps checks every op against the bucket without changing it and
+// returns the mutations to apply, or the *store.OpError of the first op that
+// fails. Ops name distinct entities, so checking all against the state
+// before any of them applies is the same as checking each in turn.
+func checkOps(b *bolt.Bucket, plan []plannedOp) ([]mutation, error) {
+	muts := make([]mutation, len(plan))
+	for i, p := range plan {
+		m, err := checkOp(b, p)
+		if err != nil {
+			return nil, &store.OpError{Index: i, Err: err}
+		}
+		muts[i] = m
+	}
+	return muts, nil
+}
+
+func checkOp(b *bolt.Bucket, p plannedOp) (mutation, error) {
+	current := b.Get(p.key)
+	if p.Kind == store.OpInsert {
+		if current != nil {
+			return mutation{}, store.ErrEntityExists
+		}
+		return mutation{key: p.key, value: p.value}, nil
+	}
+	if err := checkCondition(p.Op, current); err != nil {
+		return mutation{}, err
+	}
+	switch p.Kind {
+	case store.OpReplace:
+		return mutation{key: p.key, value: p.value}, nil
+	case store.OpDelete:
+		if current == nil {
+			// Delete always needs the entity, with or without If-Match.
+			return mutation{}, store.ErrEntityNotFound
+		}
+		return mutation{key: p.key, delete: true}, nil
+	}
+	// OpMerge: without a stored entity (Insert Or Merge) the sent
+	// properties are the whole entity.
+	merged := p.Entity
+	if current != nil {
+		old, err := decodeEntity(nil, nil, current)
+		if err != nil {
+			return mutation{}, err
+		}
+		merged = &model.Entity{
+			PartitionKey: p.Entity.PartitionKey,
+			RowKey:       p.Entity.RowKey,
+			Timestamp:    p.Entity.Timestamp,
+			Properties:   old.Properties,
+		}
+		maps.Copy(merged.Properties, p.Entity.Properties)
+		if err := checkMergedLimits(merged); err != nil {
+			return mutation{}, err
+		}
+	}
+	v, err := encodeEntity(merged)
+	if err != nil {
+		return mutation{}, err
+	}
+	return mutation{key: p.key, value: v}, nil
+}
+
+// checkCondition applies an If-Match condition to the stored value (nil when
+// absent). CondNone passes: Replace and Merge then upsert, and Delete checks
+// existence itself.
+func checkCondition(op store.Op, current []byte) error {
+	switch op.Cond {
+	case store.CondExists:
+		if current == nil {
+			return store.ErrEntityNotFound
+		}
+	case store.CondTimestamp:
+		if current == nil {
+			return store.ErrEntityNotFound
+		}
+		ts, err := decodeTimestamp(current)
+		if err != nil {
+			return err
+		}
+		if !ts.Equal(op.Timestamp) {
+			return store.ErrConditionFailed
+		}
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package boltstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+var _ store.Store = (*Store)(nil)
+
+// ErrClosed is returned by every method called after Close.
+var ErrClosed = errors.New("boltstore: store is closed")
+
+// Bucket and key names of the layout (see the package doc).
+var (
+	bucketMeta     = []byte("meta")
+	bucketAccounts = []byte("accounts")
+	bucketCatalog  = []byte("catalog")
+	bucketTables   = []byte("tables")
+	keyFormat      = []byte("format")
+	keyService     = []byte("service")
+)
+
+// layoutFormat is the version of the bucket layout, kept in meta/format. A
+// file of another version is refused rather than misread.
+const layoutFormat byte = 1
+
+// Defaults, chosen on a 2-core box with 16 concurrent writers (see
+// bench_test.go): a batch waits at most 1 ms for company, which is shorter
+// than its two fsyncs, so under load the next batch fills while the current
+// one commits; with one lone writer the added latency stays small.
+const (
+	defaultMaxBatchDelay   = time.Millisecond
+	defaultMaxBatchSize    = 256
+	defaultScanRows        = 100_000
+	defaultScanTime        = 5 * time.Second
+	defaultOpenTimeout     = 5 * time.Second
+	defaultInitialMmapSize = 256 << 20
+)
+
+// Option configures Open.
+type Option func(*config) error
+
+type config struct {
+	maxBatchDelay   time.Duration
+	maxBatchSize    int
+	scanRows        int
+	scanTime        time.Duration
+	openTimeout     time.Duration
+	initialMmapSize int
+}
+
+// WithBatch sets how long a write waits for others to share its commit and
+// how many writes one commit takes at most.
+func WithBatch(maxDelay time.Duration, maxSize int) Option {
+	return func(c *config) error {
+		if maxDelay < 0 || maxSize < 1 {
+			return fmt.Errorf("boltstore: invalid batch settings: delay %v, size %d", maxDelay, maxSize)
+		}
+		c.maxBatchDelay, c.maxBatchSize = maxDelay, maxSize
+		return nil
+	}
+}
+
+// WithScanBudget bounds one query page: after examining maxRows entities or
+// spending maxTime, QueryEntities returns what it has with a continuation,
+// as Azure does after about five seconds. The row bound also keeps read
+// transactions short, which matters because a long reader delays writers
+// that need to grow the memory map.
+func WithScanBudget(maxRows int, maxTime time.Duration) Option {
+	return func(c *config) error {
+		if maxRows < 1 || maxTime <= 0 {
+			return fmt.Errorf("boltstore: invalid scan budget: %d rows, %v", maxRows, maxTime)
+		}
+		c.scanRows, c.scanTime = maxRows, maxTime
+		return nil
+	}
+}
+
+// WithOpenTimeout bounds the wait for the file lock another process holds.
+func WithOpenTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("boltstore: invalid open timeout %v", d)
+		}
+		c.openTimeout = d
+		return nil
+	}
+}
+
+// WithInitialMmapSize sets the initial memory map size in bytes. A map
+// large enough for the file means readers never block a writer that grows
+// it. The file itself still grows only as data is written.
+func WithInitialMmapSize(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("boltstore: invalid initial mmap size %d", n)
+		}
+		c.initialMmapSize = n
+		return nil
+	}
+}
+
+// Store is a store.Store on one bbolt file. It is safe for concurrent use.
+type Store struct {
+	db       *bolt.DB
+	scanRows int
+	scanTime time.Duration
+
+	// mu is held shared by every call and exclusively by Close, so Close
+	// waits for calls in flight, writes in a pending batch included.
+	mu     sync.RWMutex
+	closed bool
+}
+
+// Open opens or creates the store file at path, creating its directory.
+func Open(path string, opts ...Option) (*Store, error) {
+	cfg := config{
+		maxBatchDelay:   defaultMaxBatchDelay,
+		maxBatchSize:    defaultMaxBatchSize,
+		scanRows:        defaultScanRows,
+		scanTime:        defaultScanTime,
+		openTimeout:     defaultOpenTimeout,
+		initialMmapSize: defaultInitialMmapSize,
+	}
+	for _, opt := range opts {
+		if err := opt(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("boltstore: create directory: %w", err)
+		}
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout: cfg.openTimeout,
+		// Not syncing the freelist saves a page write per commit; bbolt
+		// rebuilds it by scanning the file on open. Commits stay durable.
+		NoFreelistSync:  true,
+		FreelistType:    bolt.FreelistMapType,
+		InitialMmapSize: cfg.initialMmapSize,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
+	}
+	db.MaxBatchDelay = cfg.maxBatchDelay
+	db.MaxBatchSize = cfg.maxBatchSize
+	if err := initLayout(db); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return &Store{db: db, scanRows: cfg.scanRows, scanTime: cfg.scanTime}, nil
+}
+
+// initLayout creates the top-level buckets of a new file and refuses a file
+// of an unknown layout.
+func initLayout(db *bolt.DB) error {
+	return db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return fmt.Errorf("boltstore: init: %w", err)
+		}
+		switch v := meta.Get(keyFormat); {
+		case v == nil:
+			if err := meta.Put(keyFormat, []byte{layoutFormat}); err != nil {
+				return fmt.Errorf("boltstore: init: %w", err)
+			}
+		case len(v) != 1 || v[0] != layoutFormat:
+			return fmt.Errorf("%w: unknown layout format %v", ErrCorrupt, v)
+		}
+		if _, err := tx.CreateBucketIfNotExists(bucketAccounts); err != nil {
+			return fmt.Errorf("boltstore: init: %w", err)
+		}
+		return nil
+	})
+}
+
+// Close waits for calls in flight, then closes the file. Later calls return
+// ErrClosed; closing twice is harmless.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("boltstore: close: %w", err)
+	}
+	return nil
+}
+
+// enter marks a call in flight; the caller must call s.leave when done.
+func (s *Store) enter() error {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (s *Store) leave() { s.mu.RUnlock() }
+
+// accountBucket returns the account's bucket, or nil when the account has
+// none yet.
+func accountBucket(tx *bolt.Tx, account string) *bolt.Bucket {
+	if account == "" {
+		return nil
+	}
+	return tx.Bucket(bucketAccounts).Bucket([]byte(account))
+}
+
+// entityBucket returns the table's entity bucket, or nil when there is no
+// such table.
+func entityBucket(tx *bolt.Tx, account, table string) *bolt.Bucket {
+	acct := accountBucket(tx, account)
+	if acct == nil || table == "" {
+		return nil
+	}
+	tables := acct.Bucket(bucketTables)
+	if tables == nil {
+		return nil
+	}
+	return tables.Bucket(tableKey(table))
+}
