@@ -1,0 +1,55 @@
+package edm
+
+import (
+	"testing"
+	"time"
+)
+
+// typicalEntity is a 10-property entity as the Go SDK sends it.
+const typicalEntity = `{"PartitionKey":"customer-0042","RowKey":"order-000123","Name":"Ada Lovelace",` +
+	`"Age":36,"Balance":1234.5,"Active":true,` +
+	`"Orders@odata.type":"Edm.Int64","Orders":"9876543210",` +
+	`"Since@odata.type":"Edm.DateTime","Since":"2024-12-23T09:20:10.1623783Z",` +
+	`"Id@odata.type":"Edm.Guid","Id":"c9da6455-213d-42c9-9a79-3e9149a57833",` +
+	`"Blob@odata.type":"Edm.Binary","Blob":"AAECAwQFBgcICQ=="}`
+
+func BenchmarkDecodeObject(b *testing.B) {
+	data := []byte(typicalEntity)
+	props := make(map[string]Value, 16)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(props)
+		if err := DecodeObject(data, func(name string, v Value, _ bool) error {
+			props[name] = v
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppendEntity(b *testing.B) {
+	var props []prop
+	if err := DecodeObject([]byte(typicalEntity), func(name string, v Value, _ bool) error {
+		props = append(props, prop{Name: name, Value: v})
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	props = append(props, prop{Name: "Timestamp", Value: NewDateTime(time.Now())})
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = buf[:0]
+		buf = append(buf, '{')
+		for i, pr := range props {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = AppendProperty(buf, pr.Name, pr.Value, MinimalMetadata)
+		}
+		buf = append(buf, '}')
+	}
+	b.SetBytes(int64(len(buf)))
+}
