@@ -89,8 +89,10 @@
 //	--changesetresponse_<id>--CRLF
 //	--batchresponse_<id>--CRLF
 //
-// The final CRLFs matter: the Go SDK fails with an unexpected EOF without
-// them. A failed changeset holds one part: the failing operation's status
+// The CRLFs after both closing boundaries are Azure's and are kept:
+// aztables v1.4.1 happens to tolerate their absence, but parsers that read
+// line by line (.NET's, Python's email package) are written against
+// Azure's bytes. A failed changeset holds one part: the failing operation's status
 // and an odata.error whose message starts with the operation's 0-based
 // index ("2:The specified entity already exists.\nRequestId:...\nTime:...").
 // The .NET SDK reads FailedTransactionActionIndex from that prefix with the

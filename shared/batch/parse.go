@@ -104,12 +104,16 @@ func Parse(contentType string, body io.Reader) (*Request, error) {
 	req := &Request{BatchBoundary: boundary}
 	switch mediaTypeOf(header.Get("Content-Type")) {
 	case "multipart/mixed":
-		return req, req.parseChangeset(header.Get("Content-Type"), content)
+		err = req.parseChangeset(header.Get("Content-Type"), content)
 	case "application/http":
-		return req, req.parseQuery(header, content)
+		err = req.parseQuery(header, content)
 	default:
-		return nil, invalidBatch("The batch part must be a changeset (multipart/mixed) or a query (application/http), not %q.", header.Get("Content-Type"))
+		err = invalidBatch("The batch part must be a changeset (multipart/mixed) or a query (application/http), not %q.", header.Get("Content-Type"))
 	}
+	if err != nil {
+		return nil, err
+	}
+	return req, nil
 }
 
 // parseChangeset fills req.Operations from a changeset part.
