@@ -1,0 +1,40 @@
+package model
+
+import (
+	"net/http"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
+)
+
+// Table service error codes that package apierr does not list (yet). Both
+// are in the service's own TableErrorCode enumeration, which the Azure SDKs
+// (.NET, Java, Python, JavaScript) generate from the REST specification. The
+// errors carry their 400 explicitly, because apierr's table does not know
+// them.
+const (
+	// codeKeyValueTooLarge answers a PartitionKey or RowKey longer than
+	// MaxKeyLength.
+	codeKeyValueTooLarge apierr.Code = "KeyValueTooLarge"
+	// codePrimaryKeyInvalidType answers a PartitionKey or RowKey sent as
+	// anything but a string.
+	codePrimaryKeyInvalidType apierr.Code = "PrimaryKeyPropertyIsInvalidType"
+)
+
+// Messages as Azure words them where they are known (the Java and Python SDK
+// tests and issue reports quote them); the code's default message otherwise.
+const (
+	msgPropertyNameTooLong   = "The property name exceeds the maximum allowed length (255)."
+	msgPropertyValueTooLarge = "The property value exceeds the maximum allowed size (64KB). If the property value is a string, it is UTF-16 encoded and the maximum number of characters should be 32K or less."
+	msgEntityTooLarge        = "The entity is larger than the maximum allowed size (1MB)."
+	msgTooManyProperties     = "The entity contains more properties than allowed. Each entity can include up to 252 properties to store data. Each entity also has 3 system properties."
+	msgKeyValueTooLarge      = "The key value exceeds the maximum allowed length (1024)."
+	msgKeyInvalidType        = "The PartitionKey and RowKey properties must be of type Edm.String."
+)
+
+func newError(code apierr.Code, message, detail string) *apierr.Error {
+	e := &apierr.Error{Code: code, Message: message, Detail: detail}
+	if code == codeKeyValueTooLarge || code == codePrimaryKeyInvalidType {
+		e.Status = http.StatusBadRequest
+	}
+	return e
+}
