@@ -38,8 +38,8 @@ func (v *Verifier) authenticateSharedKey(acct *accountEntry, r *Request, header 
 	// tried first and almost always matches with one HMAC per key. Other
 	// spellings (the decoded path, Go's re-encoding of it) are tried only
 	// after a mismatch, for clients or proxies that normalise the path.
-	comp := r.Query.Get("comp")
-	buf := make([]byte, 0, 128+len(r.SignedPath)+len(comp))
+	comp := compParam(r.Query)
+	buf := make([]byte, 0, 160+len(r.SignedPath))
 	buf = appendSharedKeyStringToSign(buf, scheme, r, date, acct.name, r.SignedPath, comp)
 	matched := matchAny(acct.keys, buf, &sig)
 	if !matched {
@@ -122,7 +122,7 @@ func checkDate(r *Request) (string, *apierr.Error) {
 // CanonicalizedResource is "/" + account + path, plus "?comp=" + value when
 // the query has a comp parameter ("Shared Key format for the Table
 // service").
-func appendSharedKeyStringToSign(b []byte, scheme Scheme, r *Request, date, account, path, comp string) []byte {
+func appendSharedKeyStringToSign(b []byte, scheme Scheme, r *Request, date, account, path string, comp *string) []byte {
 	if scheme == SchemeSharedKey {
 		b = append(b, r.Method...)
 		b = append(b, '\n')
@@ -136,7 +136,17 @@ func appendSharedKeyStringToSign(b []byte, scheme Scheme, r *Request, date, acco
 	return appendCanonicalizedResource(b, account, path, comp)
 }
 
-func appendCanonicalizedResource(b []byte, account, path, comp string) []byte {
+// compParam returns the comp query parameter for the canonicalized
+// resource, or nil without one. The SDKs test for presence, so an empty
+// "comp=" still signs "?comp=".
+func compParam(q url.Values) *string {
+	if v, ok := q["comp"]; ok && len(v) > 0 {
+		return &v[0]
+	}
+	return nil
+}
+
+func appendCanonicalizedResource(b []byte, account, path string, comp *string) []byte {
 	b = append(b, '/')
 	b = append(b, account...)
 	if path == "" {
@@ -145,9 +155,9 @@ func appendCanonicalizedResource(b []byte, account, path, comp string) []byte {
 		path = "/"
 	}
 	b = append(b, path...)
-	if comp != "" {
+	if comp != nil {
 		b = append(b, "?comp="...)
-		b = append(b, comp...)
+		b = append(b, *comp...)
 	}
 	return b
 }

@@ -309,3 +309,36 @@ func TestSignersRefuseBadInput(t *testing.T) {
 		t.Fatalf("signer set x-ms-date %q: %v", req.Header.Get("x-ms-date"), err)
 	}
 }
+
+func TestSharedKeyCompPresenceAndPrecedence(t *testing.T) {
+	v := newVerifier(t, nil)
+	tests := []struct {
+		name  string
+		query string
+		sts   string
+	}{
+		{"empty comp still signs ?comp=", "comp=", vectorDate + "\n/devstoreaccount1/devstoreaccount1/t?comp="},
+		{"only comp is signed, other parameters are not", "restype=service&comp=properties&timeout=5", vectorDate + "\n/devstoreaccount1/devstoreaccount1/t?comp=properties"},
+		{"Authorization header wins over SAS parameters", "sv=2019-02-02&sig=garbage&tn=t", vectorDate + "\n/devstoreaccount1/devstoreaccount1/t"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := url.ParseQuery(tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := http.Header{}
+			h.Set("x-ms-date", vectorDate)
+			h.Set("Authorization", "SharedKeyLite devstoreaccount1:"+hmacB64(t, devKey(t), tc.sts))
+			p, err := v.Authenticate(context.Background(), auth.Request{
+				Account: devAccount, SignedPath: "/devstoreaccount1/t", Query: q, Header: h, Method: http.MethodGet, Now: testNow,
+			})
+			if err != nil {
+				t.Fatalf("Authenticate: %v", err)
+			}
+			if p.Scheme() != auth.SchemeSharedKeyLite {
+				t.Fatalf("scheme %v", p.Scheme())
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ func signRequest(req *http.Request, scheme Scheme, account string, key []byte) e
 	r := Request{Method: req.Method, Header: req.Header}
 	// The client sends EscapedPath on the wire (via RequestURI), so that is
 	// what it signs, exactly as aztables does.
-	b := appendSharedKeyStringToSign(nil, scheme, &r, date, account, req.URL.EscapedPath(), req.URL.Query().Get("comp"))
+	b := appendSharedKeyStringToSign(nil, scheme, &r, date, account, req.URL.EscapedPath(), compParam(req.URL.Query()))
 	name := schemeNameSharedKeyLite
 	if scheme == SchemeSharedKey {
 		name = schemeNameSharedKey
