@@ -49,7 +49,10 @@ func multipartBoundary(contentType string) (string, error) {
 // It tolerates what real clients send: bare LF line endings, a preamble,
 // an epilogue, and a last delimiter that lacks the closing "--" but ends
 // the body (Azure's own sample request ends that way).
-func splitMultipart(body []byte, boundary string) ([][]byte, error) {
+//
+// It stops after limit+1 parts: callers only need to know that there are
+// more than limit, and a 4 MiB body of empty parts should not cost more.
+func splitMultipart(body []byte, boundary string, limit int) ([][]byte, error) {
 	delimiter := []byte("--" + boundary)
 	pos := findDelimiter(body, delimiter, 0)
 	if pos < 0 {
@@ -72,6 +75,9 @@ func splitMultipart(body []byte, boundary string) ([][]byte, error) {
 			return nil, errUnterminatedPart
 		}
 		parts = append(parts, body[start:trimLineBreak(body, start, next)])
+		if len(parts) > limit {
+			return parts, nil
+		}
 		pos = next
 	}
 }

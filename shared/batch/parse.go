@@ -84,7 +84,7 @@ func Parse(contentType string, body io.Reader) (*Request, error) {
 	if err != nil {
 		return nil, invalidBatch("The batch Content-Type is not valid: %v.", err)
 	}
-	batchParts, err := splitMultipart(data, boundary)
+	batchParts, err := splitMultipart(data, boundary, 1)
 	if err != nil {
 		return nil, invalidBatch("The batch body is malformed: %v.", err)
 	}
@@ -123,7 +123,7 @@ func (req *Request) parseChangeset(contentType string, content []byte) error {
 		return invalidBatch("The changeset Content-Type is not valid: %v.", err)
 	}
 	req.ChangesetBoundary = boundary
-	opParts, err := splitMultipart(content, boundary)
+	opParts, err := splitMultipart(content, boundary, MaxOperations)
 	if err != nil {
 		return invalidBatch("The changeset is malformed: %v.", err)
 	}
