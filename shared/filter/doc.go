@@ -54,8 +54,9 @@
 // case-sensitive", so the operators, "true" and "false" are lower-case only
 // ("EQ" and "AND" are syntax errors) and property names are case-sensitive.
 // The literal prefixes (datetime, guid, binary, X) are matched ignoring case,
-// as the WCF Data Services lexer the service descends from does; an
-// identifier directly followed by a quote cannot mean anything else.
+// as the WCF Data Services lexer the service descends from does: one of
+// those names directly followed by a quote cannot mean anything else, while
+// any other name stays a name ("A eq'x'" compares A with 'x').
 //
 // Numbers follow that lexer too: digits alone are Int32 and must fit (no
 // silent widening to Int64 or Double; write 3000000000L), L or l makes an
@@ -76,10 +77,11 @@
 // operator; "not" is plain Boolean negation on top of that, so "not (A eq 1)"
 // matches entities without A.
 //
-// OData ranks "not" above the comparison operators; here "not" applies to a
-// whole comparison ("not A eq 1" is "not (A eq 1)"), which is what such a
-// filter means to its author and is the only reading that type-checks
-// against the service's dynamic schema.
+// OData ranks "not" above the comparison operators, so there "not A eq
+// true" reads "(not A) eq true". Here "not" takes the whole comparison
+// ("not A eq 1" is "not (A eq 1)"), which keeps every comparison a property
+// against a literal. The readings differ only for such unparenthesised
+// filters; the SDKs and the documentation always write "not (...)".
 //
 // A malformed filter is an *Error carrying the byte offset of the problem;
 // the service answers it with 400 InvalidInput (see Error.APIError).

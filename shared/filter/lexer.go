@@ -106,8 +106,10 @@ func unexpectedChar(pos int, r rune) *Error {
 		return errorf(pos, "unexpected %q: the logical operators are and, or and not", r)
 	case '"':
 		return errorf(pos, "unexpected '\"': string literals are enclosed in single quotes")
-	case '+', '*', '/', '%':
+	case '+', '*', '%':
 		return errorf(pos, "unexpected %q: arithmetic is not supported", r)
+	case '/':
+		return errorf(pos, "unexpected '/': property paths are not supported")
 	}
 	return errorf(pos, "unexpected character %q", r)
 }

@@ -240,7 +240,7 @@ func TestParseErrors(t *testing.T) {
 		// Unsupported syntax.
 		{"function", "startswith(Name, 'a')", 0, "functions such as startswith() are not supported"},
 		{"function after a space", "substringof ('a', Name)", 0, "functions such as substringof()"},
-		{"member access", "A/B eq 1", 1, "arithmetic is not supported"},
+		{"member access", "A/B eq 1", 1, "property paths are not supported"},
 		{"symbolic equality", "A = 1", 2, "comparison operators are eq, ne, gt, ge, lt and le"},
 		{"symbolic inequality", "A != 1", 2, "comparison operators are"},
 		{"symbolic less", "A < 1", 2, "comparison operators are"},
