@@ -1,0 +1,36 @@
+package testserver
+
+import "testing"
+
+// RunSDKSuite is the conformance suite: the official Go SDK (and raw
+// signed requests where the SDK cannot express a case) against a server
+// from newServer. Every store runs it; newServer decides the store:
+//
+//	testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server { return testserver.New(t) })
+//
+// Each group gets its own server, and runs in parallel with the others.
+// Within a group, every subtest uses tables named after itself (TableName),
+// so subtests never see each other's data; subtests that list every table
+// of the account start a server of their own.
+func RunSDKSuite(t *testing.T, newServer func(t *testing.T) *Server) {
+	groups := []struct {
+		name string
+		run  func(t *testing.T, newServer func(t *testing.T) *Server)
+	}{
+		{"Tables", suiteTables},
+		{"Entities", suiteEntities},
+		{"Query", suiteQuery},
+		{"Continuation", suiteContinuation},
+		{"Types", suiteTypes},
+		{"DataModel", suiteDataModel},
+		{"Formats", suiteFormats},
+		{"Verbs", suiteVerbs},
+		{"Auth", suiteAuth},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			g.run(t, newServer)
+		})
+	}
+}
