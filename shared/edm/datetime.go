@@ -68,7 +68,11 @@ func appendDigits(dst []byte, v, width int) []byte {
 // ErrBadValue. A value outside 1601-01-01..9999-12-31 UTC is ErrOutOfRange.
 func ParseDateTime(s string) (time.Time, error) {
 	t, kind := parseDateTime([]byte(s))
-	if kind != 0 {
+	switch kind {
+	case 0:
+	case ErrOutOfRange:
+		return time.Time{}, &Error{Kind: kind, Msg: "Edm.DateTime outside 1601-01-01..9999-12-31: " + quoteForMsg(s)}
+	default:
 		return time.Time{}, &Error{Kind: kind, Msg: "invalid Edm.DateTime " + quoteForMsg(s)}
 	}
 	return t, nil
