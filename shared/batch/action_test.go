@@ -48,7 +48,9 @@ func TestCheckEntityGroup(t *testing.T) {
 		}
 		return req
 	}
-	ref := func(table, pk, rk string) batch.EntityRef { return batch.EntityRef{Table: table, PartitionKey: pk, RowKey: rk} }
+	ref := func(table, pk, rk string) batch.EntityRef {
+		return batch.EntityRef{Table: table, PartitionKey: pk, RowKey: rk}
+	}
 	tests := []struct {
 		name      string
 		refs      []batch.EntityRef

@@ -2,6 +2,7 @@ package batch
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -75,6 +76,12 @@ func (op *Operation) Fail(err *apierr.Error) *OperationError {
 func Parse(contentType string, body io.Reader) (*Request, error) {
 	data, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
 	if err != nil {
+		// The HTTP layer may cap the body with http.MaxBytesReader; its
+		// error means the same as our own limit.
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, apierr.Wrap(apierr.RequestBodyTooLarge, err)
+		}
 		return nil, apierr.Wrap(apierr.InvalidInput, fmt.Errorf("batch: reading body: %w", err))
 	}
 	if len(data) > MaxBodyBytes {
@@ -95,7 +102,7 @@ func Parse(contentType string, body io.Reader) (*Request, error) {
 		// Azure processes the first changeset and rejects the others with
 		// 400 parts. No SDK sends more than one part; we reject the batch
 		// as a whole rather than guess the shape of those parts.
-		return nil, invalidBatch("The batch must contain exactly one changeset or one query, not %d parts.", len(batchParts))
+		return nil, invalidBatch("The batch must contain exactly one changeset or one query, not more than one part.")
 	}
 	header, content, err := readHeaderBlock(batchParts[0])
 	if err != nil {
@@ -133,7 +140,11 @@ func (req *Request) parseChangeset(contentType string, content []byte) error {
 	// Counted before any operation is parsed, so the answer is Azure's
 	// documented one whatever the operations hold.
 	if len(opParts) > MaxOperations {
-		return &OperationError{Index: 0, Err: &apierr.Error{Code: apierr.InvalidInput, Message: tooManyOperationsMessage}}
+		return &OperationError{
+			Index:     0,
+			ContentID: mimeContentID(opParts[0]),
+			Err:       &apierr.Error{Code: apierr.InvalidInput, Message: tooManyOperationsMessage},
+		}
 	}
 	req.Operations = make([]Operation, 0, len(opParts))
 	for i, raw := range opParts {
@@ -174,6 +185,16 @@ func (req *Request) parseQuery(header textproto.MIMEHeader, content []byte) erro
 // names the problem.
 func invalidBatch(format string, args ...any) *apierr.Error {
 	return apierr.Newf(apierr.InvalidInput, format, args...)
+}
+
+// mimeContentID returns the Content-ID MIME header of a part, or "" if the
+// part has none or its headers do not parse.
+func mimeContentID(part []byte) string {
+	header, _, err := readHeaderBlock(part)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(header.Get("Content-Id"))
 }
 
 // trimBody removes the whitespace JSON ignores. Only ASCII whitespace: JSON

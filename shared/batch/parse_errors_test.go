@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -94,6 +95,10 @@ func TestParseErrors(t *testing.T) {
 			name: "101 operations win over a malformed one", body: changesetBody(tooManyWithGarbage...), wantCode: apierr.InvalidInput, wantIndex: 0,
 			wantMessage: "The batch request operation exceeds the maximum 100 changes per change set.",
 		},
+		{
+			name: "101 operations echo the first Content-ID", body: changesetBody(repeat("Content-Type: application/http\r\nContent-ID: 0\r\n\r\n"+insertRequest, 101)...),
+			wantCode: apierr.InvalidInput, wantIndex: 0, wantCID: "0",
+		},
 		{name: "GET inside a changeset", body: changesetBody(op(insertRequest), op(getRequest)), wantCode: apierr.InvalidInput, wantIndex: 1},
 		{name: "operation of another content type", body: changesetBody(op(insertRequest), "Content-Type: application/json\r\n\r\n{}"), wantCode: apierr.InvalidInput, wantIndex: 1},
 		{name: "operation without content type", body: changesetBody("Content-Transfer-Encoding: binary\r\n\r\n" + insertRequest), wantCode: apierr.InvalidInput, wantIndex: 0},
@@ -168,6 +173,15 @@ func TestParseErrors(t *testing.T) {
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
+
+func TestParseMaxBytesReader(t *testing.T) {
+	body := http.MaxBytesReader(nil, io.NopCloser(strings.NewReader(changesetBody(op(insertRequest)))), 10)
+	_, err := batch.Parse(testContentType, body)
+	apiErr, ok := apierr.As(err)
+	if !ok || apiErr.Code != apierr.RequestBodyTooLarge || apiErr.HTTPStatus() != http.StatusRequestEntityTooLarge {
+		t.Fatalf("Parse error = %v, want 413 RequestBodyTooLarge", err)
+	}
+}
 
 func TestParseReadError(t *testing.T) {
 	_, err := batch.Parse(testContentType, failingReader{})
