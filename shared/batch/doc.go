@@ -59,10 +59,11 @@
 //   - An *OperationError blames one operation by its 0-based index. Azure
 //     reports these inside a 202 response, as a failed changeset. The caller
 //     writes it with WriteFailure. More than 100 operations is the case
-//     Azure documents: index 0, 400 InvalidInput, "The batch request
+//     recorded from Azure: index 0, 400 InvalidInput, "The batch request
 //     operation exceeds the maximum 100 changes per change set.". A
-//     malformed embedded request, a verb that is not allowed, or a bad
-//     X-HTTP-Method are reported the same way.
+//     malformed embedded request, a verb that is not allowed, a GET inside
+//     the changeset, or a bad X-HTTP-Method are reported the same way;
+//     Azure does not document its answer to these.
 //
 // The rules that need the parsed keys are the caller's to check: one table,
 // one PartitionKey, and each entity at most once. Request.CheckEntityGroup
@@ -112,7 +113,10 @@
 //     Content-Type.
 //
 // Inserts answer "DataServiceVersion: 3.0;". Updates, merges, upserts and
-// deletes answer "1.0;".
+// deletes answer "1.0;". A Content-ID is echoed inside the embedded
+// response, where Azure writes it. The .NET parser only looks for
+// Content-ID among the MIME part headers, so it keeps the parts in order,
+// as it does with Azure.
 //
 // Boundary ids, request ids and times are passed in, so output is
 // byte-stable in tests.
