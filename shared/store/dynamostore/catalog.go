@@ -1,0 +1,262 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// Catalog items. The hash key is the account (encoded like entity keys, so
+// even an empty name is a legal key); the range key is "table:" plus the
+// lower-cased table name for a table, or "service" for the account's service
+// properties document.
+const (
+	catAccount  = "Account"
+	catKey      = "Key"
+	catName     = "Name"     // the table name in the case it was created with
+	catState    = "State"    // stateCreating, stateActive or stateDeleting
+	catPhysical = "Physical" // the DynamoDB table holding the entities
+	catMarker   = "Marker"   // identifies the CreateTable call that owns a creating item
+	catSince    = "Since"    // when the item entered its state (RFC 3339)
+	catACL      = "ACL"      // list of stored access policies
+	catDoc      = "Doc"      // the service properties document
+
+	tableKeyPrefix = "table:"
+	serviceKey     = "service"
+
+	stateCreating = "creating"
+	stateActive   = "active"
+	stateDeleting = "deleting"
+)
+
+// tableKeyEnd bounds a range read of table items: ';' follows ':'.
+const tableKeyEnd = "table;"
+
+func catalogKey(account, key string) item {
+	return item{
+		catAccount: &types.AttributeValueMemberS{Value: encodeKey(account)},
+		catKey:     &types.AttributeValueMemberS{Value: key},
+	}
+}
+
+func tableKey(account, table string) item {
+	return catalogKey(account, tableKeyPrefix+strings.ToLower(table))
+}
+
+// GetTable returns the table's info from the catalog: one consistent GetItem.
+func (s *Store) GetTable(ctx context.Context, account, table string) (store.TableInfo, error) {
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.opts.CatalogTable),
+		Key:            tableKey(account, table),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return store.TableInfo{}, s.catalogErr("get table", err)
+	}
+	if out.Item == nil || stringAttr(out.Item, catState) != stateActive {
+		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+	}
+	return tableInfo(out.Item)
+}
+
+func tableInfo(it item) (store.TableInfo, error) {
+	acl, err := decodeACL(it[catACL])
+	if err != nil {
+		return store.TableInfo{}, err
+	}
+	return store.TableInfo{Name: stringAttr(it, catName), ACL: acl}, nil
+}
+
+// catalogErr maps errors of catalog requests: a missing catalog table is a
+// broken deployment, not a missing Azure table.
+func (s *Store) catalogErr(op string, err error) error {
+	if isCode(err, "ResourceNotFoundException") {
+		return fmt.Errorf("dynamostore: %s: the catalog table %s does not exist", op, s.opts.CatalogTable)
+	}
+	return mapErr(op, err)
+}
+
+// QueryTables lists an account's active tables in lower-cased name order:
+// Query on the account's catalog partition, Match applied in Go.
+func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQuery) (store.TablePage, error) {
+	top := q.Top
+	if top <= 0 {
+		top = 1000
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                aws.String(s.opts.CatalogTable),
+		ConsistentRead:           aws.Bool(true),
+		KeyConditionExpression:   aws.String("#a = :a AND #k BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: map[string]string{"#a": catAccount, "#k": catKey},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":a":  &types.AttributeValueMemberS{Value: encodeKey(account)},
+			":lo": &types.AttributeValueMemberS{Value: tableKeyPrefix},
+			":hi": &types.AttributeValueMemberS{Value: tableKeyEnd},
+		},
+	}
+	if q.After != "" {
+		// Strictly after: legal table names hold no control characters.
+		in.ExpressionAttributeValues[":lo"] = &types.AttributeValueMemberS{Value: tableKeyPrefix + q.After + "\x01"}
+	}
+	var page store.TablePage
+	deadline := time.Now().Add(s.opts.QueryTimeBudget)
+	for {
+		cctx, cancel := s.call(ctx)
+		out, err := s.db.Query(cctx, in)
+		cancel()
+		if err != nil {
+			return store.TablePage{}, s.catalogErr("query tables", err)
+		}
+		for i, it := range out.Items {
+			lower := strings.TrimPrefix(stringAttr(it, catKey), tableKeyPrefix)
+			if stringAttr(it, catState) != stateActive {
+				continue
+			}
+			info, err := tableInfo(it)
+			if err != nil {
+				return store.TablePage{}, err
+			}
+			if q.Match != nil && !q.Match(info) {
+				continue
+			}
+			page.Tables = append(page.Tables, info)
+			if len(page.Tables) == top {
+				if i < len(out.Items)-1 || out.LastEvaluatedKey != nil {
+					page.Next = lower
+				}
+				return page, nil
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			return page, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+		if time.Now().After(deadline) {
+			page.Next = strings.TrimPrefix(stringAttr(out.LastEvaluatedKey, catKey), tableKeyPrefix)
+			return page, nil
+		}
+	}
+}
+
+// SetTableACL replaces the table's stored access policies: one conditional
+// UpdateItem on the catalog.
+func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
+	in := &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.opts.CatalogTable),
+		Key:                      tableKey(account, table),
+		ConditionExpression:      aws.String("#s = :active"),
+		ExpressionAttributeNames: map[string]string{"#s": catState, "#acl": catACL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":active": &types.AttributeValueMemberS{Value: stateActive},
+		},
+	}
+	if len(acl) == 0 {
+		in.UpdateExpression = aws.String("REMOVE #acl")
+	} else {
+		in.UpdateExpression = aws.String("SET #acl = :acl")
+		in.ExpressionAttributeValues[":acl"] = encodeACL(acl)
+	}
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	if _, err := s.db.UpdateItem(cctx, in); err != nil {
+		if _, ok := isConditionFailed(err); ok {
+			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+		}
+		return s.catalogErr("set table ACL", err)
+	}
+	return nil
+}
+
+// ACL policies are stored as a list of maps with the Azure element names;
+// times as RFC 3339 and absent when zero.
+func encodeACL(acl []model.SignedIdentifier) types.AttributeValue {
+	list := make([]types.AttributeValue, len(acl))
+	for i, si := range acl {
+		m := item{
+			"Id":         &types.AttributeValueMemberS{Value: si.ID},
+			"Permission": &types.AttributeValueMemberS{Value: si.Permission},
+		}
+		if !si.Start.IsZero() {
+			m["Start"] = &types.AttributeValueMemberS{Value: si.Start.UTC().Format(time.RFC3339Nano)}
+		}
+		if !si.Expiry.IsZero() {
+			m["Expiry"] = &types.AttributeValueMemberS{Value: si.Expiry.UTC().Format(time.RFC3339Nano)}
+		}
+		list[i] = &types.AttributeValueMemberM{Value: m}
+	}
+	return &types.AttributeValueMemberL{Value: list}
+}
+
+func decodeACL(av types.AttributeValue) ([]model.SignedIdentifier, error) {
+	list, ok := av.(*types.AttributeValueMemberL)
+	if !ok || len(list.Value) == 0 {
+		return nil, nil
+	}
+	acl := make([]model.SignedIdentifier, len(list.Value))
+	for i, el := range list.Value {
+		m, ok := el.(*types.AttributeValueMemberM)
+		if !ok {
+			return nil, fmt.Errorf("%w: ACL entry %d is %T", errCorrupt, i, el)
+		}
+		si := model.SignedIdentifier{ID: stringAttr(m.Value, "Id"), Permission: stringAttr(m.Value, "Permission")}
+		for _, f := range []struct {
+			name string
+			dst  *time.Time
+		}{{"Start", &si.Start}, {"Expiry", &si.Expiry}} {
+			if v := stringAttr(m.Value, f.name); v != "" {
+				t, err := time.Parse(time.RFC3339Nano, v)
+				if err != nil {
+					return nil, fmt.Errorf("%w: ACL entry %d %s: %v", errCorrupt, i, f.name, err)
+				}
+				*f.dst = t
+			}
+		}
+		acl[i] = si
+	}
+	return acl, nil
+}
+
+// GetServiceProperties returns the account's document, or nil when unset.
+func (s *Store) GetServiceProperties(ctx context.Context, account string) ([]byte, error) {
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.opts.CatalogTable),
+		Key:            catalogKey(account, serviceKey),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, s.catalogErr("get service properties", err)
+	}
+	doc, ok := out.Item[catDoc].(*types.AttributeValueMemberB)
+	if !ok {
+		return nil, nil
+	}
+	if doc.Value == nil {
+		return []byte{}, nil
+	}
+	return doc.Value, nil
+}
+
+// SetServiceProperties stores the account's document (at most DynamoDB's
+// 400 KB item; Azure's documents are a few KB).
+func (s *Store) SetServiceProperties(ctx context.Context, account string, doc []byte) error {
+	it := catalogKey(account, serviceKey)
+	it[catDoc] = &types.AttributeValueMemberB{Value: append([]byte{}, doc...)}
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	if _, err := s.db.PutItem(cctx, &dynamodb.PutItemInput{TableName: aws.String(s.opts.CatalogTable), Item: it}); err != nil {
+		return s.catalogErr("set service properties", err)
+	}
+	return nil
+}

@@ -1,0 +1,342 @@
+package dynamostore
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// Queries. With a PartitionKey equality the store runs a Query on that
+// partition with the RowKey bounds (and the cursor) in the key condition, so
+// entities come in RowKey order. Otherwise it runs a Scan, which walks the
+// partitions in DynamoDB's hash order, not by PartitionKey; within a
+// partition entities still come in RowKey order. Match is evaluated exactly,
+// in Go, on every entity read; DynamoDB's Limit counts items read, so a page
+// keeps reading until Top entities match, the data ends, or the time
+// (QueryTimeBudget) or size (QueryByteBudget) budget runs out, and then may
+// hold fewer than Top entities with a continuation, as Azure's pages do.
+// All reads are strongly consistent.
+
+// reader reads one DynamoDB page.
+type reader func(ctx context.Context, limit int32, start item) (items []item, last item, err error)
+
+// QueryEntities returns one page of a query.
+func (s *Store) QueryEntities(ctx context.Context, account, table string, q store.Query) (store.Page, error) {
+	phys, err := s.physicalName(account, table)
+	if err != nil {
+		return store.Page{}, err
+	}
+	top := q.Top
+	if top <= 0 || top > 1000 {
+		top = 1000
+	}
+	var read reader
+	var start item
+	if pk, ok := q.Keys.PartitionKey.Exact(); ok {
+		var empty bool
+		read, empty = s.partitionReader(phys, pk, q)
+		if empty {
+			return store.Page{}, s.checkTable(ctx, phys)
+		}
+	} else {
+		if q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
+			return store.Page{}, s.checkTable(ctx, phys)
+		}
+		read = s.scanReader(phys)
+		if q.After != nil {
+			start = keyItem(encodeKey(q.After.PartitionKey), encodeKey(q.After.RowKey)+afterKey)
+		}
+	}
+	pg := pager{s: s, phys: phys, q: q, top: top, deadline: time.Now().Add(s.opts.QueryTimeBudget)}
+	return pg.run(ctx, read, start)
+}
+
+// checkTable answers ErrTableNotFound for a missing table when a query needs
+// no read: one GetItem of a key no entity can have.
+func (s *Store) checkTable(ctx context.Context, phys string) error {
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	_, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{TableName: aws.String(phys), Key: keyItem(afterKey, afterKey)})
+	return mapErr("query entities", err)
+}
+
+// partitionReader queries one partition. The cursor becomes an exclusive
+// lower bound, so the key condition alone decides where reading starts.
+// empty reports that no key can match.
+func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
+	lower, upper := q.Keys.RowKey.Lower, q.Keys.RowKey.Upper
+	if q.After != nil {
+		switch {
+		case q.After.PartitionKey > pk:
+			return nil, true
+		case q.After.PartitionKey == pk:
+			after := &model.Bound{Value: q.After.RowKey}
+			if lower == nil || after.Value > lower.Value || after.Value == lower.Value && lower.Inclusive {
+				lower = after
+			}
+		}
+	}
+	if (model.Bounds{Lower: lower, Upper: upper}).Empty() {
+		return nil, true
+	}
+	x := newExpr()
+	cond := x.name("#pk", attrPartitionKey) + " = " + x.value(":pk", str(encodeKey(pk)))
+	// Stored bounds: an exclusive lower bound and an inclusive upper bound
+	// move past the key's overflow items (key+"\x02"); an exclusive upper
+	// bound reads the key itself, which Keys.Contains then drops.
+	var lo, hi string
+	if lower != nil {
+		lo = encodeKey(lower.Value)
+		if !lower.Inclusive {
+			lo += afterKey
+		}
+	}
+	if upper != nil {
+		hi = encodeKey(upper.Value)
+		if upper.Inclusive {
+			hi += afterKey
+		}
+	}
+	switch {
+	case lower != nil && upper != nil:
+		if lo > hi {
+			return nil, true
+		}
+		cond += " AND " + x.name("#rk", attrRowKey) + " BETWEEN " + x.value(":lo", str(lo)) + " AND " + x.value(":hi", str(hi))
+	case lower != nil:
+		cond += " AND " + x.name("#rk", attrRowKey) + " >= " + x.value(":lo", str(lo))
+	case upper != nil:
+		cond += " AND " + x.name("#rk", attrRowKey) + " <= " + x.value(":hi", str(hi))
+	}
+	return func(ctx context.Context, limit int32, start item) ([]item, item, error) {
+		cctx, cancel := s.call(ctx)
+		defer cancel()
+		out, err := s.db.Query(cctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(phys),
+			ConsistentRead:            aws.Bool(true),
+			KeyConditionExpression:    aws.String(cond),
+			ExpressionAttributeNames:  x.names,
+			ExpressionAttributeValues: x.values,
+			ExclusiveStartKey:         start,
+			Limit:                     aws.Int32(limit),
+		})
+		if err != nil {
+			return nil, nil, mapErr("query entities", err)
+		}
+		return out.Items, out.LastEvaluatedKey, nil
+	}, false
+}
+
+func (s *Store) scanReader(phys string) reader {
+	return func(ctx context.Context, limit int32, start item) ([]item, item, error) {
+		cctx, cancel := s.call(ctx)
+		defer cancel()
+		out, err := s.db.Scan(cctx, &dynamodb.ScanInput{
+			TableName:         aws.String(phys),
+			ConsistentRead:    aws.Bool(true),
+			ExclusiveStartKey: start,
+			Limit:             aws.Int32(limit),
+		})
+		if err != nil {
+			return nil, nil, mapErr("scan entities", err)
+		}
+		return out.Items, out.LastEvaluatedKey, nil
+	}
+}
+
+// pager assembles one page from DynamoDB pages.
+type pager struct {
+	s        *Store
+	phys     string
+	q        store.Query
+	top      int
+	deadline time.Time
+
+	page     store.Page
+	bytes    int
+	examined int
+	matched  int
+	// pos is the key of the last entity examined (or overflow item
+	// skipped): the page's continuation when it stops early.
+	pos *store.Cursor
+	// pending is a chunked entity whose overflow items are still to come.
+	pending *pendingEntity
+}
+
+type pendingEntity struct {
+	pk, rk string // stored keys
+	main   item
+	meta   itemMeta
+	chunks []item
+}
+
+// stopReason says whether, and why, a page is complete.
+type stopReason int
+
+const (
+	keepReading stopReason = iota
+	stopTop                // Top entities matched with the item just read
+	stopBudget             // the size budget is spent with the item just read
+	// stopBefore: the page filled up before the item just read, which is
+	// left for the next page.
+	stopBefore
+)
+
+func (pg *pager) run(ctx context.Context, read reader, start item) (store.Page, error) {
+	limit := pg.top
+	for {
+		items, last, err := read(ctx, int32(limit), start)
+		if err != nil {
+			return store.Page{}, err
+		}
+		for i, it := range items {
+			stop, err := pg.consume(ctx, it)
+			if err != nil {
+				return store.Page{}, err
+			}
+			if stop != keepReading {
+				pg.page.Next = pg.pos
+				if stop != stopBefore && i == len(items)-1 && last == nil {
+					pg.page.Next = nil // nothing left to read
+				}
+				return pg.finish(ctx)
+			}
+		}
+		if last == nil {
+			pg.page.Next = nil
+			return pg.finish(ctx)
+		}
+		start = last
+		if time.Now().After(pg.deadline) {
+			if pg.pos == nil {
+				pk, rk := stringAttr(last, attrPartitionKey), stringAttr(last, attrRowKey)
+				mainRK, _ := splitRowKey(rk)
+				pg.pos = &store.Cursor{PartitionKey: decodeKey(pk), RowKey: decodeKey(mainRK)}
+			}
+			pg.page.Next = pg.pos
+			return pg.finish(ctx)
+		}
+		limit = pg.nextLimit(limit)
+	}
+}
+
+// nextLimit sizes the next read from the share of entities that matched so
+// far, so a selective filter reads in large pages and an unfiltered query
+// reads no more than it returns.
+func (pg *pager) nextLimit(prev int) int {
+	remaining := pg.top - len(pg.page.Entities)
+	next := 4 * prev
+	if pg.matched > 0 {
+		next = remaining*pg.examined/pg.matched + 1
+	}
+	return min(max(next, remaining, 1), 1000)
+}
+
+// finish resolves a chunked entity still waiting for its overflow items.
+// When the page already ended on Top, that entity lies after the cursor and
+// is left for the next page.
+func (pg *pager) finish(ctx context.Context) (store.Page, error) {
+	if pg.pending != nil && len(pg.page.Entities) < pg.top {
+		if _, err := pg.flush(ctx); err != nil {
+			return store.Page{}, err
+		}
+		if pg.page.Next != nil {
+			pg.page.Next = pg.pos
+		}
+	}
+	return pg.page, nil
+}
+
+// consume handles one item in reading order.
+func (pg *pager) consume(ctx context.Context, it item) (stopReason, error) {
+	pk, storedRK := stringAttr(it, attrPartitionKey), stringAttr(it, attrRowKey)
+	rk, chunk := splitRowKey(storedRK)
+	if chunk > 0 {
+		p := pg.pending
+		if p != nil && p.pk == pk && p.rk == rk && chunk == len(p.chunks)+1 && stringAttr(it, attrGen) == p.meta.gen {
+			p.chunks = append(p.chunks, it)
+			if len(p.chunks) == p.meta.chunks {
+				pg.pending = nil
+				e, err := decodeItems(p.main, p.chunks)
+				if err != nil {
+					return keepReading, err
+				}
+				return pg.consider(e, itemSize(p.main)+sumSizes(p.chunks)), nil
+			}
+			return keepReading, nil
+		}
+		if p == nil {
+			// An overflow item whose entity was read on an earlier page.
+			pg.pos = &store.Cursor{PartitionKey: decodeKey(pk), RowKey: decodeKey(rk)}
+		}
+		return keepReading, nil
+	}
+	if pg.pending != nil {
+		if stop, err := pg.flush(ctx); err != nil || stop != keepReading {
+			return stopBefore, err
+		}
+	}
+	meta := metaOf(it)
+	if meta.chunks > 0 {
+		pg.pending = &pendingEntity{pk: pk, rk: rk, main: it, meta: meta}
+		return keepReading, nil
+	}
+	e, err := decodeItems(it, nil)
+	if err != nil {
+		return keepReading, err
+	}
+	return pg.consider(e, itemSize(it)), nil
+}
+
+// flush reads the pending chunked entity whole, when the scan did not bring
+// its overflow items right after it (a page boundary, or a torn read of a
+// concurrent rewrite).
+func (pg *pager) flush(ctx context.Context) (stopReason, error) {
+	p := pg.pending
+	pg.pending = nil
+	main, chunks, err := pg.s.readChunked(ctx, pg.phys, p.pk, p.rk, p.meta.chunks)
+	if err != nil {
+		return keepReading, err
+	}
+	if main == nil { // deleted meanwhile
+		pg.pos = &store.Cursor{PartitionKey: decodeKey(p.pk), RowKey: decodeKey(p.rk)}
+		return keepReading, nil
+	}
+	e, err := decodeItems(main, chunks)
+	if err != nil {
+		return keepReading, err
+	}
+	return pg.consider(e, itemSize(main)+sumSizes(chunks)), nil
+}
+
+// consider examines one whole entity.
+func (pg *pager) consider(e *model.Entity, size int) stopReason {
+	pg.examined++
+	pg.pos = &store.Cursor{PartitionKey: e.PartitionKey, RowKey: e.RowKey}
+	if !pg.q.Keys.Contains(e.PartitionKey, e.RowKey) || pg.q.Match != nil && !pg.q.Match(e) {
+		return keepReading
+	}
+	pg.matched++
+	pg.page.Entities = append(pg.page.Entities, e)
+	pg.bytes += size
+	switch {
+	case len(pg.page.Entities) >= pg.top:
+		return stopTop
+	case pg.bytes >= pg.s.opts.QueryByteBudget:
+		return stopBudget
+	}
+	return keepReading
+}
+
+func sumSizes(items []item) int {
+	n := 0
+	for _, it := range items {
+		n += itemSize(it)
+	}
+	return n
+}

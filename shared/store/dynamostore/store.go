@@ -1,0 +1,216 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// API is the part of *dynamodb.Client the store uses.
+type API interface {
+	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	TransactGetItems(context.Context, *dynamodb.TransactGetItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
+	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
+	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+}
+
+var _ API = (*dynamodb.Client)(nil)
+
+// Options configure a Store. The zero value of each field picks its default.
+type Options struct {
+	// TablePrefix starts the name of every DynamoDB table the store creates,
+	// so several deployments (or accounts) can share a region. It may hold
+	// letters, digits, '_', '-' and '.'.
+	TablePrefix string
+	// CatalogTable names the catalog table. Default: TablePrefix + "catalog".
+	CatalogTable string
+	// RequestTimeout bounds each DynamoDB request (retries included) when
+	// the caller's context allows longer. Default 10 s.
+	RequestTimeout time.Duration
+	// TableWaitTimeout bounds how long CreateTable waits for a new table to
+	// become ACTIVE. Default 25 s, inside API Gateway's 29 s.
+	TableWaitTimeout time.Duration
+	// QueryTimeBudget ends a query page early, with a continuation, once it
+	// has read this long, as Azure stops after about 5 s. Default 5 s.
+	QueryTimeBudget time.Duration
+	// QueryByteBudget ends a query page early once the entities it holds
+	// reach this many DynamoDB bytes, so a page fits a Lambda response
+	// (6 MB). Default 3 MiB.
+	QueryByteBudget int
+}
+
+func (o Options) withDefaults() Options {
+	if o.CatalogTable == "" {
+		o.CatalogTable = o.TablePrefix + "catalog"
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 10 * time.Second
+	}
+	if o.TableWaitTimeout <= 0 {
+		o.TableWaitTimeout = 25 * time.Second
+	}
+	if o.QueryTimeBudget <= 0 {
+		o.QueryTimeBudget = 5 * time.Second
+	}
+	if o.QueryByteBudget <= 0 {
+		o.QueryByteBudget = 3 << 20
+	}
+	return o
+}
+
+// Store is the DynamoDB implementation of store.Store.
+type Store struct {
+	db   API
+	opts Options
+}
+
+var _ store.Store = (*Store)(nil)
+
+// maxPrefixLen leaves room in DynamoDB's 255-character table names for the
+// account (24) and table (63) names and their escapes.
+const maxPrefixLen = 64
+
+// New returns a store on client and creates the catalog table when it is
+// missing, waiting until it is ACTIVE.
+func New(ctx context.Context, client API, opts Options) (*Store, error) {
+	if client == nil {
+		return nil, errors.New("dynamostore: nil client")
+	}
+	opts = opts.withDefaults()
+	if len(opts.TablePrefix) > maxPrefixLen || !validTableChars(opts.TablePrefix) {
+		return nil, fmt.Errorf("dynamostore: table prefix %q: use at most %d letters, digits, '_', '-' or '.'", opts.TablePrefix, maxPrefixLen)
+	}
+	if n := len(opts.CatalogTable); n < 3 || n > 255 || !validTableChars(opts.CatalogTable) {
+		return nil, fmt.Errorf("dynamostore: catalog table name %q is not a valid DynamoDB table name", opts.CatalogTable)
+	}
+	s := &Store{db: client, opts: opts}
+	if err := s.ensureCatalog(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases nothing: the client belongs to the caller.
+func (s *Store) Close() error { return nil }
+
+func validTableChars(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// physicalName is the DynamoDB table of an Azure table: prefix, account, '.',
+// lower-cased table name. Bytes outside [A-Za-z0-9-] are escaped as _xx, so
+// the '.' separates account from table unambiguously and no account/table
+// pair can produce the catalog's name (which has no '.' after the prefix).
+func (s *Store) physicalName(account, table string) (string, error) {
+	var b strings.Builder
+	b.WriteString(s.opts.TablePrefix)
+	escapeName(&b, account)
+	b.WriteByte('.')
+	escapeName(&b, strings.ToLower(table))
+	name := b.String()
+	if len(name) > 255 {
+		return "", fmt.Errorf("dynamostore: table name %q is longer than DynamoDB's 255 characters", name)
+	}
+	return name, nil
+}
+
+func escapeName(b *strings.Builder, s string) {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('_')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+}
+
+// call bounds one DynamoDB request by RequestTimeout.
+func (s *Store) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.opts.RequestTimeout)
+}
+
+// ensureCatalog creates the catalog table unless it exists, and waits until
+// it is ACTIVE. Its hash key is the account, its range key names the item:
+// "table:" + lower-cased table name, or "service".
+func (s *Store) ensureCatalog(ctx context.Context) error {
+	name := s.opts.CatalogTable
+	cctx, cancel := s.call(ctx)
+	out, err := s.db.DescribeTable(cctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	cancel()
+	if err == nil && out.Table != nil && out.Table.TableStatus == types.TableStatusActive {
+		return nil
+	}
+	if err != nil && !isCode(err, "ResourceNotFoundException") {
+		return mapErr("describe catalog table "+name, err)
+	}
+	if err != nil {
+		cctx, cancel := s.call(ctx)
+		_, err = s.db.CreateTable(cctx, &dynamodb.CreateTableInput{
+			TableName:            aws.String(name),
+			BillingMode:          types.BillingModePayPerRequest,
+			AttributeDefinitions: keyAttributeDefinitions(catAccount, catKey),
+			KeySchema:            keySchema(catAccount, catKey),
+		})
+		cancel()
+		if err != nil && !isCode(err, "ResourceInUseException") { // created concurrently
+			return mapErr("create catalog table "+name, err)
+		}
+	}
+	return s.waitActive(ctx, name)
+}
+
+func keyAttributeDefinitions(hash, rng string) []types.AttributeDefinition {
+	return []types.AttributeDefinition{
+		{AttributeName: aws.String(hash), AttributeType: types.ScalarAttributeTypeS},
+		{AttributeName: aws.String(rng), AttributeType: types.ScalarAttributeTypeS},
+	}
+}
+
+func keySchema(hash, rng string) []types.KeySchemaElement {
+	return []types.KeySchemaElement{
+		{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash},
+		{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange},
+	}
+}
+
+// waitActive waits, at most TableWaitTimeout, until a table is ACTIVE.
+func (s *Store) waitActive(ctx context.Context, name string) error {
+	w := dynamodb.NewTableExistsWaiter(s.db, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 200 * time.Millisecond
+		o.MaxDelay = 2 * time.Second
+	})
+	err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, s.opts.TableWaitTimeout)
+	if err != nil {
+		if ctx.Err() == nil && apiCode(err) == "" && !isNetworkError(err) {
+			// The waiter's own deadline: the table is still CREATING.
+			return fmt.Errorf("dynamostore: table %s not ACTIVE after %v: %w: %w", name, s.opts.TableWaitTimeout, store.ErrUnavailable, err)
+		}
+		return mapErr("wait for table "+name, err)
+	}
+	return nil
+}

@@ -1,0 +1,387 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// Writes cost exactly one DynamoDB request when the entity is (and was) one
+// item, and never read before they write:
+//
+//	insert             PutItem     attribute_not_exists(PartitionKey)
+//	replace            PutItem     [If-Match] AND attribute_not_exists($chunks)
+//	merge              UpdateItem  [If-Match] AND attribute_not_exists($chunks)
+//	                               AND (attribute_not_exists($names) OR size($names) <= 252 - n)
+//	delete             DeleteItem  (exists | If-Match) AND attribute_not_exists($chunks)
+//	several ops        one TransactWriteItems with the same conditions
+//
+// If-Match is attribute_exists(PartitionKey) for "*" and Timestamp = :etag for
+// an ETag. ReturnValuesOnConditionCheckFailure=ALL_OLD hands back the stored
+// item of a failed condition, which tells "missing" (ErrEntityNotFound) from
+// "another version" (ErrConditionFailed) without a read.
+//
+// The conditions on $chunks and $names keep the fast path exact: when the
+// stored entity is chunked, or a merge could push it past 252 properties, or
+// a merged item outgrows 400 KB, the write fails without effect and is
+// redone knowing the stored version (from ALL_OLD, plus a TransactGetItems
+// of its overflow items for a merge): the ops become a TransactWriteItems
+// that rewrites the entity whole, deletes overflow items it no longer needs,
+// and is conditioned on that exact version ($gen, or Timestamp), so a
+// concurrent writer makes it retry rather than lose an update. These slower
+// paths cost 2-3 requests and only happen for large entities and merges
+// near the property limit.
+
+// maxWriteAttempts bounds the retries of a write whose stored version keeps
+// changing under it; then it fails with ErrBusy.
+const maxWriteAttempts = 8
+
+// Azure's entity limits: 252 custom properties (255 with PartitionKey,
+// RowKey and Timestamp).
+const maxCustomProperties = 252
+
+// plan is one op of a Write and what a failed attempt taught about the
+// stored entity.
+type plan struct {
+	index int
+	op    store.Op
+	pk    string // stored keys
+	rk    string
+	items entityItems // insert, replace: the new entity; merge: once known
+	// merge: the sent properties, sorted by name, and their stored values
+	mergeNames  []string
+	mergeValues []types.AttributeValue
+	// known is the stored version, set after a failed attempt revealed it;
+	// the next attempt is conditioned on exactly that version.
+	known *storedVersion
+}
+
+type storedVersion struct {
+	exists bool
+	meta   itemMeta
+	entity *model.Entity // merges only: the stored entity in full
+}
+
+// Write applies ops atomically.
+func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	phys, err := s.physicalName(account, table)
+	if err != nil {
+		return err
+	}
+	plans := make([]*plan, len(ops))
+	for i, op := range ops {
+		p, err := newPlan(i, op)
+		if err != nil {
+			return &store.OpError{Index: i, Err: err}
+		}
+		plans[i] = p
+	}
+	for attempt := 0; attempt < maxWriteAttempts; attempt++ {
+		if attempt > 0 {
+			if err := backoff(ctx, attempt); err != nil {
+				return mapErr("write", err)
+			}
+		}
+		actions, owners, err := buildActions(phys, plans)
+		if err != nil {
+			return err
+		}
+		var fails []failure
+		if len(actions) == 1 {
+			fails, err = s.writeOne(ctx, actions[0], owners[0])
+		} else {
+			if len(actions) > maxTransactItems {
+				return &store.OpError{Index: owners[maxTransactItems], Err: fmt.Errorf(
+					"dynamostore: the ops need %d DynamoDB writes, more than one transaction's %d: %w", len(actions), maxTransactItems, store.ErrEntityTooLarge)}
+			}
+			fails, err = s.writeTransaction(ctx, actions, owners)
+		}
+		if err != nil {
+			return err
+		}
+		if len(fails) == 0 {
+			return nil
+		}
+		sort.Slice(fails, func(i, j int) bool { return fails[i].op < fails[j].op })
+		for _, f := range fails {
+			if f.conflict {
+				continue // another transaction held the item: just retry
+			}
+			if err := s.resolve(ctx, phys, plans[f.op], f); err != nil {
+				return &store.OpError{Index: f.op, Err: err}
+			}
+		}
+	}
+	return fmt.Errorf("dynamostore: write: the entities kept changing under %d attempts: %w", maxWriteAttempts, store.ErrBusy)
+}
+
+// maxTransactItems is TransactWriteItems' action limit.
+const maxTransactItems = 100
+
+func backoff(ctx context.Context, attempt int) error {
+	d := time.Duration(5<<min(attempt, 5)) * time.Millisecond
+	d = d/2 + time.Duration(rand.Int64N(int64(d)))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func newPlan(i int, op store.Op) (*plan, error) {
+	e := op.Entity
+	if e == nil {
+		return nil, errors.New("dynamostore: op without an entity")
+	}
+	if err := checkKey(e.PartitionKey, maxHashKeyBytes); err != nil {
+		return nil, err
+	}
+	if err := checkKey(e.RowKey, maxRangeKeyBytes); err != nil {
+		return nil, err
+	}
+	p := &plan{index: i, op: op, pk: encodeKey(e.PartitionKey), rk: encodeKey(e.RowKey)}
+	switch op.Kind {
+	case store.OpInsert, store.OpReplace:
+		items, err := buildItems(e)
+		if err != nil {
+			return nil, err
+		}
+		p.items = items
+	case store.OpMerge:
+		if len(e.Properties) > maxCustomProperties {
+			return nil, fmt.Errorf("dynamostore: merge of %d properties: %w", len(e.Properties), store.ErrTooManyProperties)
+		}
+		p.mergeNames = make([]string, 0, len(e.Properties))
+		for name := range e.Properties {
+			if isSystemAttr(name) {
+				return nil, fmt.Errorf("dynamostore: property name %q is reserved", name)
+			}
+			p.mergeNames = append(p.mergeNames, name)
+		}
+		sort.Strings(p.mergeNames)
+		p.mergeValues = make([]types.AttributeValue, len(p.mergeNames))
+		for i, name := range p.mergeNames {
+			av, err := encodeValue(e.Properties[name])
+			if err != nil {
+				return nil, err
+			}
+			p.mergeValues[i] = av
+		}
+	case store.OpDelete:
+	default:
+		return nil, fmt.Errorf("dynamostore: unknown op kind %v", op.Kind)
+	}
+	return p, nil
+}
+
+// needsExisting reports whether the op fails when the entity is missing.
+func needsExisting(op store.Op) bool {
+	return op.Kind == store.OpDelete || op.Cond != store.CondNone
+}
+
+// expr collects the placeholders of one action's expressions.
+type expr struct {
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+func newExpr() *expr {
+	return &expr{names: map[string]string{}, values: map[string]types.AttributeValue{}}
+}
+
+func (x *expr) name(ph, attr string) string { x.names[ph] = attr; return ph }
+
+func (x *expr) value(ph string, av types.AttributeValue) string { x.values[ph] = av; return ph }
+
+func (x *expr) namesOrNil() map[string]string {
+	if len(x.names) == 0 {
+		return nil
+	}
+	return x.names
+}
+
+func (x *expr) valuesOrNil() map[string]types.AttributeValue {
+	if len(x.values) == 0 {
+		return nil
+	}
+	return x.values
+}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+// ifMatch is the op's own precondition, or "" for none.
+func ifMatch(x *expr, op store.Op) string {
+	switch {
+	case op.Kind == store.OpInsert:
+		return "attribute_not_exists(" + x.name("#pk", attrPartitionKey) + ")"
+	case op.Cond == store.CondTimestamp:
+		return x.name("#ts", attrTimestamp) + " = " + x.value(":ifts", str(formatTime(op.Timestamp)))
+	case op.Cond == store.CondExists || op.Kind == store.OpDelete:
+		return "attribute_exists(" + x.name("#pk", attrPartitionKey) + ")"
+	}
+	return ""
+}
+
+// pinVersion conditions a write on exactly the stored version v.
+func pinVersion(x *expr, v *storedVersion) string {
+	switch {
+	case !v.exists:
+		return "attribute_not_exists(" + x.name("#pk", attrPartitionKey) + ")"
+	case v.meta.chunks >= 0:
+		return x.name("#gen", attrGen) + " = " + x.value(":gen", str(v.meta.gen))
+	}
+	return x.name("#ts", attrTimestamp) + " = " + x.value(":pints", str(v.meta.timestamp)) +
+		" AND attribute_not_exists(" + x.name("#ch", attrChunks) + ")"
+}
+
+func and(parts ...string) string {
+	var nonEmpty []string
+	for _, p := range parts {
+		if p != "" {
+			nonEmpty = append(nonEmpty, p)
+		}
+	}
+	return strings.Join(nonEmpty, " AND ")
+}
+
+func condOrNil(c string) *string {
+	if c == "" {
+		return nil
+	}
+	return aws.String(c)
+}
+
+// buildActions turns the plans into DynamoDB writes; owners[i] is the op
+// index of action i.
+func buildActions(phys string, plans []*plan) ([]types.TransactWriteItem, []int, error) {
+	var actions []types.TransactWriteItem
+	var owners []int
+	add := func(owner int, a types.TransactWriteItem) {
+		actions = append(actions, a)
+		owners = append(owners, owner)
+	}
+	table := aws.String(phys)
+	for _, p := range plans {
+		x := newExpr()
+		op := p.op
+		if p.known == nil {
+			notChunked := func() string { return "attribute_not_exists(" + x.name("#ch", attrChunks) + ")" }
+			switch op.Kind {
+			case store.OpInsert:
+				add(p.index, putAction(table, p.items.main, x, ifMatch(x, op)))
+				for _, c := range p.items.chunks {
+					add(p.index, putAction(table, c, newExpr(), ""))
+				}
+			case store.OpReplace:
+				add(p.index, putAction(table, p.items.main, x, and(ifMatch(x, op), notChunked())))
+				for _, c := range p.items.chunks {
+					add(p.index, putAction(table, c, newExpr(), ""))
+				}
+			case store.OpMerge:
+				add(p.index, mergeAction(table, p, x, notChunked()))
+			case store.OpDelete:
+				add(p.index, types.TransactWriteItem{Delete: &types.Delete{
+					TableName:                           table,
+					Key:                                 keyItem(p.pk, p.rk),
+					ConditionExpression:                 condOrNil(and(ifMatch(x, op), notChunked())),
+					ExpressionAttributeNames:            x.namesOrNil(),
+					ExpressionAttributeValues:           x.valuesOrNil(),
+					ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+				}})
+			}
+			continue
+		}
+		// The stored version is known: rewrite the entity whole.
+		pin := pinVersion(x, p.known)
+		oldChunks := max(p.known.meta.chunks, 0)
+		newChunks := 0
+		if op.Kind == store.OpDelete {
+			add(p.index, types.TransactWriteItem{Delete: &types.Delete{
+				TableName:                           table,
+				Key:                                 keyItem(p.pk, p.rk),
+				ConditionExpression:                 aws.String(pin),
+				ExpressionAttributeNames:            x.namesOrNil(),
+				ExpressionAttributeValues:           x.valuesOrNil(),
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			}})
+		} else {
+			add(p.index, putAction(table, p.items.main, x, pin))
+			for _, c := range p.items.chunks {
+				add(p.index, putAction(table, c, newExpr(), ""))
+			}
+			newChunks = len(p.items.chunks)
+		}
+		for i := newChunks + 1; i <= oldChunks; i++ {
+			add(p.index, types.TransactWriteItem{Delete: &types.Delete{TableName: table, Key: keyItem(p.pk, chunkRowKey(p.rk, i))}})
+		}
+	}
+	return actions, owners, nil
+}
+
+func putAction(table *string, it item, x *expr, cond string) types.TransactWriteItem {
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName:                           table,
+		Item:                                it,
+		ConditionExpression:                 condOrNil(cond),
+		ExpressionAttributeNames:            x.namesOrNil(),
+		ExpressionAttributeValues:           x.valuesOrNil(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}
+}
+
+// mergeAction is the one-request merge: SET the Timestamp and every sent
+// property, ADD their names to $names. Placeholders are numbered (#0 = :0)
+// so 252 properties stay well inside DynamoDB's 4 KB expression limit.
+//
+// Limits after the merge: the condition admits it only when the stored
+// names plus the sent ones cannot exceed 252 (overlaps counted twice), so
+// the property limit holds without a read; a merge it turns away is redone
+// exactly from the stored entity. The 1 MiB limit needs no condition: an
+// item that DynamoDB accepts (400 KB) measures at most about 810 KB by
+// Azure's size formula (strings count 2 bytes per character there, at most
+// twice their UTF-8 length, plus 252 × 16 bytes of per-property overhead).
+func mergeAction(table *string, p *plan, x *expr, notChunked string) types.TransactWriteItem {
+	e := p.op.Entity
+	var set strings.Builder
+	set.WriteString("SET ")
+	set.WriteString(x.name("#t", attrTimestamp) + "=" + x.value(":t", str(formatTime(e.Timestamp))))
+	names := p.mergeNames
+	for i, name := range names {
+		ph := strconv.Itoa(i)
+		set.WriteString(",#" + ph + "=:" + ph)
+		x.name("#"+ph, name)
+		x.value(":"+ph, p.mergeValues[i])
+	}
+	limit := ""
+	if len(names) > 0 {
+		set.WriteString(" ADD " + x.name("#nm", attrNames) + " " + x.value(":nm", &types.AttributeValueMemberSS{Value: names}))
+		limit = "(attribute_not_exists(#nm) OR size(#nm) <= " +
+			x.value(":room", &types.AttributeValueMemberN{Value: strconv.Itoa(maxCustomProperties - len(names))}) + ")"
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                           table,
+		Key:                                 keyItem(p.pk, p.rk),
+		UpdateExpression:                    aws.String(set.String()),
+		ConditionExpression:                 aws.String(and(ifMatch(x, p.op), notChunked, limit)),
+		ExpressionAttributeNames:            x.names,
+		ExpressionAttributeValues:           x.values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}
+}
