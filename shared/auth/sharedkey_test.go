@@ -260,6 +260,7 @@ func TestSharedKeyPathSpellings(t *testing.T) {
 		{"proxy decoded the path", "http://h/devstoreaccount1/t(PartitionKey='O%27%27Brien',RowKey='a%20b')", "/devstoreaccount1/t(PartitionKey='O''Brien',RowKey='a b')", false},
 		{"client signed decoded, wire encoded", "http://h/devstoreaccount1/t(PartitionKey='a b')", "/devstoreaccount1/t(PartitionKey='a%20b')", true},
 		{"client signed Go escaping, proxy decoded", "http://h/devstoreaccount1/t%28PartitionKey=%27a%20b%27%29", "/devstoreaccount1/t(PartitionKey='a b')", true},
+		{"a URL without a path signs the root slash", "http://h?restype=service&comp=properties", "/", true},
 		{"different key on the wire", "http://h/devstoreaccount1/t(PartitionKey='a')", "/devstoreaccount1/t(PartitionKey='b')", false},
 	}
 	for _, tc := range tests {

@@ -38,7 +38,9 @@ type Request struct {
 	// Method is the HTTP verb on the wire.
 	Method string
 	// Table is the table the operation targets, or "" for service-level
-	// operations and for Query Tables and Create Table.
+	// operations and for Query Tables and Create Table. A table SAS for
+	// another table is refused here already, before its stored access
+	// policy is looked up.
 	Table string
 	// ClientIP is the caller's address, for a SAS sip restriction.
 	ClientIP netip.Addr
