@@ -8,10 +8,13 @@ import "testing"
 //
 //	testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server { return testserver.New(t) })
 //
-// Each group gets its own server, and runs in parallel with the others.
-// Within a group, every subtest uses tables named after itself (TableName),
-// so subtests never see each other's data; subtests that list every table
-// of the account start a server of their own.
+// newServer must return a server whose accounts start empty (a fresh store,
+// or a fresh namespace in a shared one): a few subtests list every table of
+// the account. Each group gets its own server and runs in parallel with the
+// others. Within a group, every subtest uses tables named after itself
+// (TableName), so subtests never see each other's data. The Auth group
+// also starts a second handler over the same store (WithStore(srv.Store))
+// with an extra account.
 func RunSDKSuite(t *testing.T, newServer func(t *testing.T) *Server) {
 	groups := []struct {
 		name string

@@ -130,7 +130,10 @@ func suiteTables(t *testing.T, newServer func(t *testing.T) *Server) {
 	})
 
 	t.Run("ListWithFilter", func(t *testing.T) {
-		prefix := TableName(t, "")[:20]
+		// The name's hash alone: unique to this test, and no other table
+		// of the account starts with it.
+		name := TableName(t, "")
+		prefix := "L" + name[len(name)-12:]
 		names := []string{prefix + "Alpha", prefix + "Beta", prefix + "Gamma", prefix + "Delta"}
 		for _, n := range names {
 			if _, err := sc.CreateTable(ctxFor(t), n, nil); err != nil {

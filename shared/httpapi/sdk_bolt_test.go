@@ -1,9 +1,12 @@
 package httpapi_test
 
 import (
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 )
 
 // TestSDKBolt runs the aztables conformance suite against the real handler
@@ -11,5 +14,24 @@ import (
 func TestSDKBolt(t *testing.T) {
 	testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server {
 		return testserver.New(t)
+	})
+}
+
+// TestSDKBoltShortPages runs the suite again with a scan budget of a few
+// rows per page, so filtered queries return short and empty pages that
+// still carry a continuation, as Azure's do after its five-second budget
+// ("Query timeout and pagination"). Clients must keep following them.
+func TestSDKBoltShortPages(t *testing.T) {
+	testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server {
+		st, err := boltstore.Open(filepath.Join(t.TempDir(), "tablebridge.db"), boltstore.WithScanBudget(3, time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := st.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+		return testserver.New(t, testserver.WithStore(st))
 	})
 }
