@@ -367,9 +367,9 @@ func TestReportWriters(t *testing.T) {
 			Phases []struct {
 				Phase     string
 				Ops       int64
-				RowsPerS  float64 `json:"rows_per_s"`
+				RowsPerS  float64                    `json:"rows_per_s"`
 				LatencyMs struct{ P50, P99 float64 } `json:"latency_ms"`
-				Errors    []ErrorSample `json:"first_errors"`
+				Errors    []ErrorSample              `json:"first_errors"`
 			}
 		}
 		if err := json.Unmarshal(b.Bytes(), &decoded); err != nil {
