@@ -29,6 +29,7 @@ func RunSDKSuite(t *testing.T, newServer func(t *testing.T) *Server) {
 		{"Formats", suiteFormats},
 		{"Verbs", suiteVerbs},
 		{"Auth", suiteAuth},
+		{"Service", suiteService},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -284,6 +284,38 @@ func suiteEntities(t *testing.T, newServer func(t *testing.T) *Server) {
 		unchanged(t, c, before)
 	})
 
+	t.Run("ConditionHeaderErrors", func(t *testing.T) {
+		// "Table service error codes", InvalidInput (400): "The etag value
+		// '{0}' specified in one of the request headers is not valid",
+		// "If-None-Match HTTP header cannot be specified for PUT
+		// operations" and "... for DELETE operations".
+		c := newTable(t, sc, "")
+		table := TableName(t, "")
+		addEntity(t, c, `{"PartitionKey":"p","RowKey":"r","V":1}`)
+		before := snapshot(t, c)
+		for _, tc := range []struct {
+			name   string
+			method string
+			header http.Header
+		}{
+			{"MalformedETagOnPUT", http.MethodPut, http.Header{"If-Match": {"not-an-etag"}}},
+			{"MalformedETagOnPATCH", http.MethodPatch, http.Header{"If-Match": {`W/"nonsense"`}}},
+			{"MalformedETagOnDELETE", http.MethodDelete, http.Header{"If-Match": {"garbage"}}},
+			{"IfNoneMatchOnPUT", http.MethodPut, http.Header{"If-None-Match": {"*"}}},
+			{"IfNoneMatchOnDELETE", http.MethodDelete, http.Header{"If-None-Match": {"*"}, "If-Match": {"*"}}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var body []byte
+				if tc.method != http.MethodDelete {
+					body = []byte(`{"V":2}`)
+				}
+				resp := srv.Do(t, Request{Method: tc.method, Path: entityPath(table, "p", "r"), Body: body, Header: tc.header})
+				wantRawError(t, resp, http.StatusBadRequest, "InvalidInput")
+			})
+		}
+		unchanged(t, c, before)
+	})
+
 	t.Run("ETagChangesOnEveryWriteAndMatchesTimestamp", func(t *testing.T) {
 		c := newTable(t, sc, "")
 		seen := map[azcore.ETag]string{}

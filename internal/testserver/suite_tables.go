@@ -71,6 +71,13 @@ func suiteTables(t *testing.T, newServer func(t *testing.T) *Server) {
 		if !slices.Equal(got, []string{name}) {
 			t.Errorf("listed %q, want [%s]", got, name)
 		}
+		// And any case deletes it.
+		if _, err := sc.DeleteTable(ctxFor(t), strings.ToLower(name), nil); err != nil {
+			t.Errorf("delete through the lower-case name: %v", err)
+		}
+		if got := listTables(t, sc, &aztables.ListTablesOptions{Filter: &filter}); len(got) != 0 {
+			t.Errorf("after delete, listed %q", got)
+		}
 	})
 
 	t.Run("InvalidNames", func(t *testing.T) {
