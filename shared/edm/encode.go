@@ -34,8 +34,8 @@ func (m Metadata) String() string {
 // Annotated reports whether a property holding v is written with a
 // "Name@odata.type" annotation at the given level:
 //   - nometadata never annotates.
-//   - fullmetadata annotates every type but Edm.String.
-//   - minimalmetadata annotates what a reader could not tell from the JSON:
+//   - minimalmetadata and fullmetadata annotate what a reader could not
+//     tell from the JSON:
 //     Edm.Int64 (a JSON string), Edm.DateTime, Edm.Guid, Edm.Binary (all
 //     strings) and an Edm.Double that is NaN or ±Infinity (also a string).
 //
@@ -48,9 +48,14 @@ func (m Metadata) String() string {
 // (azure-sdk-for-js#19899), and that happens against Azure too.
 func Annotated(v Value, level Metadata) bool {
 	switch level {
-	case FullMetadata:
-		return v.Type != String && v.Type != 0
-	case MinimalMetadata:
+	case FullMetadata, MinimalMetadata:
+		// OData v3 JSON light annotates a primitive only where JSON cannot
+		// tell its type: String, Boolean, Int32 (an integer) and a finite
+		// Double (always written with a fraction or exponent) are inferred
+		// at both levels. The levels differ in the odata.* control members
+		// and in the Timestamp system property, which the entity writer
+		// annotates at full metadata only ("Payload format for Table
+		// service operations").
 		switch v.Type {
 		case Int64, DateTime, Guid, Binary:
 			return true

@@ -76,11 +76,11 @@ func TestAnnotated(t *testing.T) {
 		none, minimal, full bool
 	}{
 		{"string", NewString("s"), false, false, false},
-		{"boolean", NewBoolean(true), false, false, true},
-		{"int32", NewInt32(1), false, false, true},
+		{"boolean", NewBoolean(true), false, false, false},
+		{"int32", NewInt32(1), false, false, false},
 		{"int64", NewInt64(1), false, true, true},
-		{"double finite", NewDouble(1.5), false, false, true},
-		{"double integral", NewDouble(2), false, false, true},
+		{"double finite", NewDouble(1.5), false, false, false},
+		{"double integral", NewDouble(2), false, false, false},
 		{"double NaN", NewDouble(math.NaN()), false, true, true},
 		{"double +Inf", NewDouble(math.Inf(1)), false, true, true},
 		{"double -Inf", NewDouble(math.Inf(-1)), false, true, true},
@@ -114,11 +114,11 @@ func TestAppendProperty(t *testing.T) {
 		{"int64 minimal", "Count", NewInt64(42), MinimalMetadata, `"Count@odata.type":"Edm.Int64","Count":"42"`},
 		{"int64 nometadata", "Count", NewInt64(42), NoMetadata, `"Count":"42"`},
 		{"int32 minimal", "Age", NewInt32(23), MinimalMetadata, `"Age":23`},
-		{"int32 full", "Age", NewInt32(23), FullMetadata, `"Age@odata.type":"Edm.Int32","Age":23`},
+		{"int32 full", "Age", NewInt32(23), FullMetadata, `"Age":23`},
 		{"string full", "Name", NewString("x"), FullMetadata, `"Name":"x"`},
 		{"double NaN minimal", "D", NewDouble(math.NaN()), MinimalMetadata, `"D@odata.type":"Edm.Double","D":"NaN"`},
 		{"double integral minimal", "D", NewDouble(20), MinimalMetadata, `"D":20.0`},
-		{"boolean full", "B", NewBoolean(false), FullMetadata, `"B@odata.type":"Edm.Boolean","B":false`},
+		{"boolean full", "B", NewBoolean(false), FullMetadata, `"B":false`},
 		{"escaped name", "a\"b", NewInt64(1), MinimalMetadata, `"a\"b@odata.type":"Edm.Int64","a\"b":"1"`},
 	}
 	for _, tc := range tests {

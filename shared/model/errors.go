@@ -1,23 +1,11 @@
 package model
 
-import (
-	"net/http"
+import "github.com/tablebridge/tablebridge/shared/apierr"
 
-	"github.com/tablebridge/tablebridge/shared/apierr"
-)
-
-// Table service error codes that package apierr does not list (yet). Both
-// are in the service's own TableErrorCode enumeration, which the Azure SDKs
-// (.NET, Java, Python, JavaScript) generate from the REST specification. The
-// errors carry their 400 explicitly, because apierr's table does not know
-// them.
+// Codes apierr names for model's key rules.
 const (
-	// codeKeyValueTooLarge answers a PartitionKey or RowKey longer than
-	// MaxKeyLength.
-	codeKeyValueTooLarge apierr.Code = "KeyValueTooLarge"
-	// codePrimaryKeyInvalidType answers a PartitionKey or RowKey sent as
-	// anything but a string.
-	codePrimaryKeyInvalidType apierr.Code = "PrimaryKeyPropertyIsInvalidType"
+	codeKeyValueTooLarge      = apierr.KeyValueTooLarge
+	codePrimaryKeyInvalidType = apierr.PrimaryKeyPropertyIsInvalidType
 )
 
 // Messages as Azure words them where they are known (the Java and Python SDK
@@ -32,9 +20,5 @@ const (
 )
 
 func newError(code apierr.Code, message, detail string) *apierr.Error {
-	e := &apierr.Error{Code: code, Message: message, Detail: detail}
-	if code == codeKeyValueTooLarge || code == codePrimaryKeyInvalidType {
-		e.Status = http.StatusBadRequest
-	}
-	return e
+	return &apierr.Error{Code: code, Message: message, Detail: detail}
 }

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/httpapi"
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/store/boltstore"
+	"github.com/tablebridge/tablebridge/shared/tables"
+)
+
+func init() {
+	register("serve", "run the local Azure Table endpoint (a drop-in for the emulator on 127.0.0.1:10002)", runServe)
+}
+
+type serveConfig struct {
+	listen      string
+	dataDir     string
+	accounts    auth.AccountList
+	logRequests bool
+	storeKind   string
+	dynamo      dynamoFlags
+}
+
+func runServe(args []string) error {
+	var cfg serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:10002", "address to listen on")
+	fs.StringVar(&cfg.dataDir, "data", "./.tablebridge", "data directory of the embedded store (a bbolt file inside)")
+	fs.Var(&cfg.accounts, "account", "account as name:base64key; repeatable (default: the emulator's devstoreaccount1)")
+	fs.BoolVar(&cfg.logRequests, "log-requests", false, "log one JSON line per request")
+	fs.StringVar(&cfg.storeKind, "store", "bolt", "storage backend: bolt (embedded) or dynamodb")
+	cfg.dynamo.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	if len(cfg.accounts) == 0 {
+		cfg.accounts = auth.AccountList{auth.DevStoreAccount()}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, cfg, os.Stdout)
+}
+
+func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error) {
+	switch cfg.storeKind {
+	case "bolt":
+		path := filepath.Join(cfg.dataDir, "tablebridge.db")
+		st, err := boltstore.Open(path)
+		return st, "bolt " + path, err
+	case "dynamodb":
+		st, err := cfg.dynamo.open(ctx)
+		return st, "dynamodb " + cfg.dynamo.describe(), err
+	}
+	return nil, "", fmt.Errorf("serve: unknown -store %q (bolt or dynamodb)", cfg.storeKind)
+}
+
+// serve runs the server until ctx ends, then shuts down: it stops accepting,
+// lets requests in flight finish, and closes the store, so every write that
+// was acknowledged is on disk.
+func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
+	st, desc, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			st.Close()
+		}
+	}()
+	handler, err := newHandler(st, cfg.accounts, cfg.logRequests)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// Keys and filters can be long; Azure allows 8 KiB of URL and
+		// more of headers.
+		MaxHeaderBytes: 64 << 10,
+	}
+	fmt.Fprintf(out, "tablebridge listening on http://%s (store: %s)\n", ln.Addr(), desc)
+	for _, acc := range cfg.accounts {
+		fmt.Fprintf(out, "connection string for %s:\n  %s\n", acc.Name, connectionString(ln.Addr().String(), acc))
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(out, "tablebridge shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	shutdownErr := srv.Shutdown(shutdownCtx)
+	closed = true
+	if err := st.Close(); err != nil {
+		return err
+	}
+	if shutdownErr != nil && !errors.Is(shutdownErr, http.ErrServerClosed) {
+		return shutdownErr
+	}
+	return nil
+}
+
+func newHandler(st store.Store, accounts []auth.Account, logRequests bool) (http.Handler, error) {
+	svc, err := tables.New(st, tables.Options{})
+	if err != nil {
+		return nil, err
+	}
+	verifier, err := auth.NewVerifier(accounts, func(ctx context.Context, account, table string) ([]model.SignedIdentifier, error) {
+		info, err := st.GetTable(ctx, account, table)
+		return info.ACL, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	opts := httpapi.Options{LogRequests: logRequests}
+	if logRequests {
+		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	return httpapi.New(svc, verifier, opts)
+}
+
+// connectionString is what an app pastes: path-style, like the emulator's.
+func connectionString(addr string, acc auth.Account) string {
+	key := ""
+	if len(acc.Keys) > 0 {
+		key = base64.StdEncoding.EncodeToString(acc.Keys[0])
+	}
+	return fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=http://%s/%s;",
+		acc.Name, key, addr, acc.Name)
+}

@@ -1,0 +1,238 @@
+package httpapi
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/batch"
+	"github.com/tablebridge/tablebridge/shared/tables"
+)
+
+// batch serves an entity group transaction (POST /$batch): the codec in
+// package batch parses it, each operation is authorized like its
+// single-entity counterpart, and tables.Service.Batch applies them all or
+// none through one atomic store write.
+func (h *Handler) batch(c *call) (*response, error) {
+	if c.r.ContentLength > batch.MaxBodyBytes {
+		return nil, apierr.New(apierr.RequestBodyTooLarge)
+	}
+	req, err := batch.Parse(c.r.Header.Get("Content-Type"), c.r.Body)
+	if err != nil {
+		var oe *batch.OperationError
+		if errors.As(err, &oe) {
+			return h.batchFailure(c, oe)
+		}
+		return nil, err
+	}
+	if req.IsQuery {
+		return h.batchQuery(c, &req.Operations[0])
+	}
+
+	ops := make([]tables.BatchOp, len(req.Operations))
+	table := ""
+	for i := range req.Operations {
+		op := &req.Operations[i]
+		bop, opTable, err := h.batchOperation(c, op)
+		if err != nil {
+			return h.batchFailure(c, op.Fail(asAPIError(err)))
+		}
+		if i == 0 {
+			table = opTable
+		} else if !strings.EqualFold(opTable, table) {
+			// A second table is a second entity group.
+			return h.batchFailure(c, op.Fail(apierr.New(apierr.CommandsInBatchActOnDifferentPartitions)))
+		}
+		ops[i] = bop
+	}
+	c.res.table = table
+	results, err := h.svc.Batch(c.r.Context(), c.scope, table, ops)
+	if err != nil {
+		var be *tables.BatchError
+		if !errors.As(err, &be) {
+			return nil, err
+		}
+		op := &req.Operations[be.Index]
+		return h.batchFailure(c, op.Fail(be.APIError()))
+	}
+
+	parts := make([]batch.Response, len(results))
+	for i, res := range results {
+		op := &req.Operations[i]
+		etag := tables.ETag(res.Entity.Timestamp)
+		switch ops[i].Kind {
+		case tables.BatchInsert:
+			loc := entityLocation(c.baseURL, table, res.Entity)
+			noContent, explicit := preferenceOf(op.Header)
+			if noContent {
+				parts[i] = batch.InsertedNoContent(loc, etag)
+				break
+			}
+			level, err := metadataLevelOf(op.Header, op.URL.Query().Get("$format"))
+			if err != nil {
+				return h.batchFailure(c, op.Fail(asAPIError(err)))
+			}
+			enc := &entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: table}
+			parts[i] = batch.Inserted(loc, etag, jsonContentType(level), enc.appendEntity(nil, res.Entity, true))
+			if explicit {
+				parts[i].PreferenceApplied = "return-content"
+			}
+		case tables.BatchDelete:
+			parts[i] = batch.Deleted()
+		default:
+			parts[i] = batch.Updated(etag)
+		}
+		parts[i].ContentID = op.ContentID
+	}
+	b := h.batchBoundaries()
+	var buf bytes.Buffer
+	if err := batch.WriteResponse(&buf, b, parts); err != nil {
+		return nil, apierr.Wrap(apierr.InternalError, err)
+	}
+	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: buf.Bytes()}, nil
+}
+
+// batchOperation resolves one changeset operation: its target, its
+// authorization, and the service operation it becomes.
+func (h *Handler) batchOperation(c *call, op *batch.Operation) (tables.BatchOp, string, error) {
+	res, err := batchResource(op)
+	if err != nil {
+		return tables.BatchOp{}, "", err
+	}
+	bop := tables.BatchOp{
+		PartitionKey: res.partitionKey,
+		RowKey:       res.rowKey,
+		Body:         op.Body,
+		IfMatch:      op.Header.Get("If-Match"),
+	}
+	var need auth.Operation
+	switch op.Action() {
+	case batch.ActionInsert:
+		if res.kind != resEntities {
+			return bop, "", apierr.Newf(apierr.InvalidInput, "An insert must target the table, not an entity.")
+		}
+		bop.Kind, need = tables.BatchInsert, auth.InsertEntity
+	case batch.ActionUpdate, batch.ActionInsertOrReplace, batch.ActionMerge, batch.ActionInsertOrMerge, batch.ActionDelete:
+		if res.kind != resEntity {
+			return bop, "", apierr.Newf(apierr.InvalidInput, "The operation must target an entity.")
+		}
+		switch op.Action() {
+		case batch.ActionUpdate:
+			bop.Kind, need = tables.BatchUpdate, auth.UpdateEntity
+		case batch.ActionInsertOrReplace:
+			bop.Kind, need = tables.BatchUpdate, auth.InsertOrReplaceEntity
+		case batch.ActionMerge:
+			bop.Kind, need = tables.BatchMerge, auth.MergeEntity
+		case batch.ActionInsertOrMerge:
+			bop.Kind, need = tables.BatchMerge, auth.InsertOrMergeEntity
+		default:
+			bop.Kind, need = tables.BatchDelete, auth.DeleteEntity
+		}
+	default:
+		return bop, "", apierr.Newf(apierr.InvalidInput, "A GET must be the only operation of its batch.")
+	}
+	if err := c.principal.Authorize(need, res.table); err != nil {
+		return bop, "", err
+	}
+	return bop, res.table, nil
+}
+
+// batchResource parses an embedded request's target. Its last path segment
+// is the resource, since neither table names nor keys may contain "/"; the
+// account and any stage prefix before it are the outer request's.
+func batchResource(op *batch.Operation) (resource, error) {
+	p := op.URL.Path
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		p = p[i:]
+	}
+	res, err := parseResource(p)
+	if err != nil {
+		return resource{}, err
+	}
+	if res.kind != resEntities && res.kind != resEntity {
+		return resource{}, apierr.Newf(apierr.InvalidInput, "A batch operation must target a table's entities.")
+	}
+	return res, nil
+}
+
+// batchQuery serves a batch whose only operation is a GET, as the single
+// part of the batch response.
+func (h *Handler) batchQuery(c *call, op *batch.Operation) (*response, error) {
+	part, err := h.batchQueryPart(c, op)
+	if err != nil {
+		ae := asAPIError(err)
+		if part, err = batch.FailureResponse(op.Fail(ae), c.requestID, c.now); err != nil {
+			return nil, apierr.Wrap(apierr.InternalError, err)
+		}
+	}
+	part.ContentID = op.ContentID
+	b := h.batchBoundaries()
+	var buf bytes.Buffer
+	if err := batch.WriteQueryResponse(&buf, b, part); err != nil {
+		return nil, apierr.Wrap(apierr.InternalError, err)
+	}
+	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: buf.Bytes()}, nil
+}
+
+func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, error) {
+	res, err := batchResource(op)
+	if err != nil {
+		return batch.Response{}, err
+	}
+	sub := *c
+	r, err := http.NewRequestWithContext(c.r.Context(), http.MethodGet, op.URL.String(), nil)
+	if err != nil {
+		return batch.Response{}, apierr.Wrap(apierr.InvalidInput, err)
+	}
+	r.Header = op.Header
+	sub.r, sub.res = r, res
+	var resp *response
+	if res.kind == resEntity {
+		if err = c.principal.Authorize(auth.GetEntity, res.table); err == nil {
+			resp, err = h.getEntity(&sub)
+		}
+	} else {
+		if err = c.principal.Authorize(auth.QueryEntities, res.table); err == nil {
+			resp, err = h.queryEntities(&sub)
+		}
+	}
+	if err != nil {
+		return batch.Response{}, err
+	}
+	part := batch.Retrieved(resp.header.Get("Etag"), resp.contentType, resp.body)
+	for k, v := range resp.header {
+		if k != "Etag" {
+			if part.Header == nil {
+				part.Header = http.Header{}
+			}
+			part.Header[k] = v
+		}
+	}
+	return part, nil
+}
+
+func (h *Handler) batchFailure(c *call, oe *batch.OperationError) (*response, error) {
+	b := h.batchBoundaries()
+	var buf bytes.Buffer
+	if err := batch.WriteFailure(&buf, b, oe, c.requestID, c.now); err != nil {
+		return nil, apierr.Wrap(apierr.InternalError, err)
+	}
+	if oe.Err.HTTPStatus() >= 500 {
+		h.log.Error("batch operation failed", "requestId", c.requestID, "index", oe.Index, "err", oe.Err)
+	}
+	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: buf.Bytes()}, nil
+}
+
+func (h *Handler) batchBoundaries() batch.Boundaries {
+	return batch.Boundaries{Batch: h.opts.BatchBoundary(), Changeset: h.opts.BatchBoundary()}
+}
+
+func asAPIError(err error) *apierr.Error {
+	if ae, ok := apierr.As(err); ok {
+		return ae
+	}
+	return apierr.Wrap(apierr.InternalError, err)
+}

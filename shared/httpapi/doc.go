@@ -1,0 +1,12 @@
+// Package httpapi serves the Azure Table REST API over a tables.Service. It
+// owns the URL grammar (Tables, Tables('t'), t(), t(PartitionKey='a',RowKey='b'),
+// $batch, ?comp=acl, ?restype=service&comp=properties|stats), verb handling
+// (PATCH, MERGE, and POST with X-HTTP-Method), authentication, the JSON
+// metadata levels, continuation headers and CORS.
+//
+// Operations return a response value or an error; exactly one function
+// (writeError) writes errors, and only internal errors are logged.
+//
+// The same http.Handler serves the local server (cmd/tablebridge serve) and
+// every Lambda function (through package lambdafn).
+package httpapi

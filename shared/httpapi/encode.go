@@ -1,0 +1,167 @@
+package httpapi
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tablebridge/tablebridge/shared/edm"
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/tables"
+)
+
+// entityEncoder writes entities as Azure's JSON payload at one metadata
+// level ("Payload format for Table service operations").
+type entityEncoder struct {
+	level   edm.Metadata
+	baseURL string // scheme://host[/stage][/account]
+	account string
+	table   string
+	// sel is the $select list; nil selects every property.
+	sel []string
+	// names is reused across entities to sort property names.
+	names []string
+}
+
+// appendEntity writes one entity object. single adds odata.metadata, as a
+// lone entity (Get, Insert) carries it and list members do not.
+func (enc *entityEncoder) appendEntity(b []byte, e *model.Entity, single bool) []byte {
+	b = append(b, '{')
+	first := true
+	sep := func() {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+	}
+	if enc.level != edm.NoMetadata {
+		if single {
+			sep()
+			b = append(b, `"odata.metadata":`...)
+			b = edm.AppendString(b, enc.baseURL+"/$metadata#"+enc.table+"/@Element")
+		}
+		if enc.level == edm.FullMetadata {
+			self := enc.table + "(PartitionKey=" + keyLiteral(e.PartitionKey) + ",RowKey=" + keyLiteral(e.RowKey) + ")"
+			sep()
+			b = append(b, `"odata.type":`...)
+			b = edm.AppendString(b, enc.account+"."+enc.table)
+			b = append(b, `,"odata.id":`...)
+			b = edm.AppendString(b, enc.baseURL+"/"+self)
+			b = append(b, `,"odata.etag":`...)
+			b = edm.AppendString(b, tables.ETag(e.Timestamp))
+			b = append(b, `,"odata.editLink":`...)
+			b = edm.AppendString(b, self)
+		} else {
+			sep()
+			b = append(b, `"odata.etag":`...)
+			b = edm.AppendString(b, tables.ETag(e.Timestamp))
+		}
+	}
+	if enc.sel == nil {
+		sep()
+		b = edm.AppendProperty(b, "PartitionKey", edm.NewString(e.PartitionKey), enc.level)
+		b = append(b, ',')
+		b = edm.AppendProperty(b, "RowKey", edm.NewString(e.RowKey), enc.level)
+		b = append(b, ',')
+		b = enc.appendTimestamp(b, e)
+		enc.names = enc.names[:0]
+		for name := range e.Properties {
+			enc.names = append(enc.names, name)
+		}
+		sort.Strings(enc.names)
+		for _, name := range enc.names {
+			b = append(b, ',')
+			b = edm.AppendProperty(b, name, e.Properties[name], enc.level)
+		}
+		return append(b, '}')
+	}
+	// $select: only the named properties; a named property the entity lacks
+	// is written as null, as Azure does.
+	for _, name := range enc.sel {
+		sep()
+		switch name {
+		case "PartitionKey":
+			b = edm.AppendProperty(b, name, edm.NewString(e.PartitionKey), enc.level)
+		case "RowKey":
+			b = edm.AppendProperty(b, name, edm.NewString(e.RowKey), enc.level)
+		case "Timestamp":
+			b = enc.appendTimestamp(b, e)
+		default:
+			if v, ok := e.Properties[name]; ok {
+				b = edm.AppendProperty(b, name, v, enc.level)
+			} else {
+				b = edm.AppendString(b, name)
+				b = append(b, ":null"...)
+			}
+		}
+	}
+	return append(b, '}')
+}
+
+// appendTimestamp writes the Timestamp system property. Unlike a custom
+// DateTime it is annotated only at full metadata: at minimal metadata a
+// reader knows its type from the entity set's metadata.
+func (enc *entityEncoder) appendTimestamp(b []byte, e *model.Entity) []byte {
+	level := enc.level
+	if level == edm.MinimalMetadata {
+		level = edm.NoMetadata
+	}
+	return edm.AppendProperty(b, "Timestamp", edm.Value{Type: edm.DateTime, Time: e.Timestamp}, level)
+}
+
+// appendEntityList writes {"odata.metadata":..., "value":[...]}.
+func (enc *entityEncoder) appendEntityList(b []byte, es []*model.Entity) []byte {
+	b = append(b, '{')
+	if enc.level != edm.NoMetadata {
+		b = append(b, `"odata.metadata":`...)
+		b = edm.AppendString(b, enc.baseURL+"/$metadata#"+enc.table)
+		b = append(b, ',')
+	}
+	b = append(b, `"value":[`...)
+	for i, e := range es {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = enc.appendEntity(b, e, false)
+	}
+	return append(b, "]}"...)
+}
+
+// appendTable writes one table object of a Create Table or Query Tables
+// response.
+func appendTable(b []byte, level edm.Metadata, baseURL, account, name string, single bool) []byte {
+	b = append(b, '{')
+	if level != edm.NoMetadata {
+		if single {
+			b = append(b, `"odata.metadata":`...)
+			b = edm.AppendString(b, baseURL+"/$metadata#Tables/@Element")
+			b = append(b, ',')
+		}
+		if level == edm.FullMetadata {
+			b = append(b, `"odata.type":`...)
+			b = edm.AppendString(b, account+".Tables")
+			b = append(b, `,"odata.id":`...)
+			b = edm.AppendString(b, baseURL+"/Tables('"+name+"')")
+			b = append(b, `,"odata.editLink":`...)
+			b = edm.AppendString(b, "Tables('"+name+"')")
+			b = append(b, ',')
+		}
+	}
+	b = append(b, `"TableName":`...)
+	b = edm.AppendString(b, name)
+	return append(b, '}')
+}
+
+// keyLiteral quotes a key as an OData string literal for a URL: quotes
+// doubled, then percent-encoded as a path segment.
+func keyLiteral(k string) string {
+	return "'" + url.PathEscape(strings.ReplaceAll(k, "'", "''")) + "'"
+}
+
+// entityLocation is the entity's URL, for Location and DataServiceId.
+func entityLocation(baseURL, table string, e *model.Entity) string {
+	return baseURL + "/" + table + "(PartitionKey=" + keyLiteral(e.PartitionKey) + ",RowKey=" + keyLiteral(e.RowKey) + ")"
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.0000000Z") }

@@ -1,0 +1,139 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/tables"
+)
+
+func (h *Handler) encoder(c *call) (*entityEncoder, error) {
+	level, err := metadataLevel(c.r)
+	if err != nil {
+		return nil, err
+	}
+	return &entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}, nil
+}
+
+func (h *Handler) insertEntity(c *call) (*response, error) {
+	enc, err := h.encoder(c)
+	if err != nil {
+		return nil, err
+	}
+	body, err := readBody(c.r)
+	if err != nil {
+		return nil, err
+	}
+	e, err := h.svc.InsertEntity(c.r.Context(), c.scope, c.res.table, body)
+	if err != nil {
+		return nil, err
+	}
+	loc := entityLocation(c.baseURL, c.res.table, e)
+	hd := http.Header{"Etag": {tables.ETag(e.Timestamp)}, "Location": {loc}, "Dataserviceid": {loc}}
+	if noContent, explicit := preference(c.r); noContent {
+		hd["Preference-Applied"] = []string{"return-no-content"}
+		return &response{status: http.StatusNoContent, header: hd}, nil
+	} else if explicit {
+		hd["Preference-Applied"] = []string{"return-content"}
+	}
+	return &response{
+		status:      http.StatusCreated,
+		header:      hd,
+		contentType: jsonContentType(enc.level),
+		body:        enc.appendEntity(nil, e, true),
+	}, nil
+}
+
+func (h *Handler) getEntity(c *call) (*response, error) {
+	enc, err := h.encoder(c)
+	if err != nil {
+		return nil, err
+	}
+	if enc.sel, err = tables.ParseSelect(c.r.URL.Query().Get("$select")); err != nil {
+		return nil, err
+	}
+	e, err := h.svc.GetEntity(c.r.Context(), c.scope, c.res.table, c.res.partitionKey, c.res.rowKey)
+	if err != nil {
+		return nil, err
+	}
+	return &response{
+		status:      http.StatusOK,
+		header:      http.Header{"Etag": {tables.ETag(e.Timestamp)}},
+		contentType: jsonContentType(enc.level),
+		body:        enc.appendEntity(nil, e, true),
+	}, nil
+}
+
+func (h *Handler) queryEntities(c *call) (*response, error) {
+	enc, err := h.encoder(c)
+	if err != nil {
+		return nil, err
+	}
+	q := c.r.URL.Query()
+	if enc.sel, err = tables.ParseSelect(q.Get("$select")); err != nil {
+		return nil, err
+	}
+	in := tables.QueryInput{Table: c.res.table, Filter: q.Get("$filter")}
+	if in.Top, err = parseTop(q.Get("$top")); err != nil {
+		return nil, err
+	}
+	if npk := q.Get("NextPartitionKey"); npk != "" {
+		pk, err := decodeToken(npk)
+		if err != nil {
+			return nil, err
+		}
+		rk := ""
+		if nrk := q.Get("NextRowKey"); nrk != "" {
+			if rk, err = decodeToken(nrk); err != nil {
+				return nil, err
+			}
+		}
+		in.After = &store.Cursor{PartitionKey: pk, RowKey: rk}
+	}
+	page, err := h.svc.QueryEntities(c.r.Context(), c.scope, in)
+	if err != nil {
+		return nil, err
+	}
+	resp := &response{
+		status:      http.StatusOK,
+		contentType: jsonContentType(enc.level),
+		body:        enc.appendEntityList(make([]byte, 0, 256*len(page.Entities)+64), page.Entities),
+	}
+	if page.Next != nil {
+		resp.header = http.Header{
+			"X-Ms-Continuation-Nextpartitionkey": {encodeToken(page.Next.PartitionKey)},
+			"X-Ms-Continuation-Nextrowkey":       {encodeToken(page.Next.RowKey)},
+		}
+	}
+	return resp, nil
+}
+
+func (h *Handler) updateEntity(c *call) (*response, error) { return h.update(c, false) }
+func (h *Handler) mergeEntity(c *call) (*response, error)  { return h.update(c, true) }
+
+func (h *Handler) update(c *call, merge bool) (*response, error) {
+	body, err := readBody(c.r)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := h.svc.UpdateEntity(c.r.Context(), c.scope, tables.UpdateInput{
+		Table:        c.res.table,
+		PartitionKey: c.res.partitionKey,
+		RowKey:       c.res.rowKey,
+		Body:         body,
+		IfMatch:      c.r.Header.Get("If-Match"),
+		Merge:        merge,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &response{status: http.StatusNoContent, header: http.Header{"Etag": {tables.ETag(ts)}}}, nil
+}
+
+func (h *Handler) deleteEntity(c *call) (*response, error) {
+	err := h.svc.DeleteEntity(c.r.Context(), c.scope, c.res.table, c.res.partitionKey, c.res.rowKey, c.r.Header.Get("If-Match"))
+	if err != nil {
+		return nil, err
+	}
+	return &response{status: http.StatusNoContent}, nil
+}

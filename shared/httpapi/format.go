@@ -1,0 +1,99 @@
+package httpapi
+
+import (
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/edm"
+)
+
+// metadataLevel picks the JSON metadata level: $format overrides Accept
+// ("Payload format for Table service operations"). Plain application/json
+// and anything unspecified mean minimalmetadata.
+func metadataLevel(r *http.Request) (edm.Metadata, error) {
+	return metadataLevelOf(r.Header, r.URL.Query().Get("$format"))
+}
+
+func metadataLevelOf(header http.Header, format string) (edm.Metadata, error) {
+	if f := format; f != "" {
+		lvl, ok := parseJSONMediaType(f)
+		if !ok {
+			return 0, apierr.Newf(apierr.InvalidInput, "$format=%s is not a supported format.", f)
+		}
+		return lvl, nil
+	}
+	accept := header.Get("Accept")
+	if accept == "" {
+		return edm.MinimalMetadata, nil
+	}
+	for _, part := range strings.Split(accept, ",") {
+		if lvl, ok := parseJSONMediaType(part); ok {
+			return lvl, nil
+		}
+	}
+	if strings.Contains(accept, "atom+xml") {
+		return 0, apierr.New(apierr.AtomFormatNotSupported)
+	}
+	// */*, application/xml on a JSON operation, and so on: Azure answers
+	// JSON with minimal metadata.
+	return edm.MinimalMetadata, nil
+}
+
+func parseJSONMediaType(s string) (edm.Metadata, bool) {
+	mt, params, err := mime.ParseMediaType(strings.TrimSpace(s))
+	if err != nil || mt != "application/json" {
+		return 0, false
+	}
+	switch strings.ToLower(params["odata"]) {
+	case "", "minimalmetadata":
+		return edm.MinimalMetadata, true
+	case "nometadata":
+		return edm.NoMetadata, true
+	case "fullmetadata":
+		return edm.FullMetadata, true
+	}
+	return 0, false
+}
+
+// checkFormat refuses entity payloads that are not JSON: Atom/XML payloads
+// belong to pre-2015 clients, which tablebridge does not serve.
+func checkFormat(r *http.Request, op operation) error {
+	if !op.json || op.name == opBatch.name {
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" || r.ContentLength == 0 && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return apierr.Newf(apierr.InvalidHeaderValue, "Content-Type: %s", ct)
+	}
+	switch mt {
+	case "application/json":
+		return nil
+	case "application/atom+xml", "application/xml":
+		return apierr.New(apierr.AtomFormatNotSupported)
+	}
+	return apierr.Newf(apierr.InvalidHeaderValue, "Content-Type: %s", ct)
+}
+
+// preference reads the Prefer header: return-content (the default for
+// inserts) or return-no-content.
+func preference(r *http.Request) (noContent, explicit bool) { return preferenceOf(r.Header) }
+
+func preferenceOf(header http.Header) (noContent, explicit bool) {
+	for _, v := range header.Values("Prefer") {
+		for _, p := range strings.Split(v, ",") {
+			switch strings.TrimSpace(strings.ToLower(p)) {
+			case "return-no-content":
+				return true, true
+			case "return-content":
+				return false, true
+			}
+		}
+	}
+	return false, false
+}

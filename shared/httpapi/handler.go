@@ -1,0 +1,274 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/tables"
+)
+
+// Options configure a Handler.
+type Options struct {
+	// Now returns the current time; time.Now when nil. It dates responses
+	// and checks request dates and SAS windows.
+	Now func() time.Time
+	// NewRequestID returns a fresh x-ms-request-id; a fast unique id when nil.
+	NewRequestID func() string
+	// Logger receives one line per request when LogRequests is set, and
+	// internal errors always. slog.Default() when nil.
+	Logger      *slog.Logger
+	LogRequests bool
+	// Timeout bounds each operation's store work; 30 s when 0.
+	Timeout time.Duration
+	// TrustForwardedHeaders takes X-Forwarded-Proto and X-Forwarded-For from
+	// a proxy in front (API Gateway); off for the local server.
+	TrustForwardedHeaders bool
+	// BatchBoundary returns the id used in $batch response boundaries; a
+	// fresh request id when nil. Tests inject it for byte-stable output.
+	BatchBoundary func() string
+}
+
+// Handler serves the Table REST API.
+type Handler struct {
+	svc      *tables.Service
+	verifier *auth.Verifier
+	opts     Options
+	log      *slog.Logger
+	cors     corsCache
+}
+
+// New returns the REST API handler over svc, authenticating with verifier.
+func New(svc *tables.Service, verifier *auth.Verifier, opts Options) (*Handler, error) {
+	if svc == nil || verifier == nil {
+		return nil, errors.New("httpapi: service and verifier are required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewRequestID == nil {
+		opts.NewRequestID = newRequestIDFunc()
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	if opts.BatchBoundary == nil {
+		opts.BatchBoundary = opts.NewRequestID
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Handler{svc: svc, verifier: verifier, opts: opts, log: log}, nil
+}
+
+type signedPathKey struct{}
+
+// WithSignedPath records the path the client signed when it differs from
+// the path the handler routes on: an API Gateway stage prefix (/Prod/...) or
+// a custom domain's base path is part of the SharedKey string-to-sign but
+// not of the event's resource path.
+func WithSignedPath(r *http.Request, escapedPath string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), signedPathKey{}, escapedPath))
+}
+
+// call is one request in flight.
+type call struct {
+	r         *http.Request
+	w         http.ResponseWriter
+	requestID string
+	now       time.Time
+	version   string
+
+	account   string
+	baseURL   string // scheme://host[/stage][/account], for odata.metadata and Location
+	res       resource
+	op        string // operation name for logs
+	principal *auth.Principal
+	scope     tables.Scope
+	xml       bool // the operation speaks XML (errors too)
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := &call{r: r, w: w, requestID: h.opts.NewRequestID(), now: h.opts.Now().UTC()}
+	c.version = r.Header.Get("x-ms-version")
+	if c.version == "" {
+		c.version = defaultVersion
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.opts.Timeout)
+	defer cancel()
+	c.r = r.WithContext(ctx)
+
+	resp, err := h.serve(c)
+	status := 0
+	if err != nil {
+		status = h.writeError(c, err)
+	} else {
+		status = h.writeResponse(c, resp)
+	}
+	if h.opts.LogRequests {
+		h.log.LogAttrs(ctx, slog.LevelInfo, "request",
+			slog.String("requestId", c.requestID),
+			slog.String("account", c.account),
+			slog.String("operation", c.op),
+			slog.String("table", c.res.table),
+			slog.String("method", r.Method),
+			slog.Int("status", status),
+			slog.Duration("latency", time.Since(c.now)),
+		)
+	}
+}
+
+// defaultVersion answers requests that name no x-ms-version; it is what the
+// Go, JS and Python SDKs send.
+const defaultVersion = "2019-02-02"
+
+func (h *Handler) serve(c *call) (*response, error) {
+	routePath := c.r.URL.Path
+	escaped := c.r.URL.EscapedPath()
+	// SharedKey signs the path exactly as it went on the wire.
+	signed, _, _ := strings.Cut(c.r.RequestURI, "?")
+	if signed == "" || !strings.HasPrefix(signed, "/") {
+		signed = escaped
+	}
+	if v, ok := c.r.Context().Value(signedPathKey{}).(string); ok && v != "" {
+		signed = v
+	}
+	stagePrefix := ""
+	if strings.HasSuffix(signed, escaped) {
+		stagePrefix = strings.TrimSuffix(signed, escaped)
+	}
+
+	account, rest, pathStyle := h.splitAccount(c.r.Host, routePath)
+	if account == "" {
+		return nil, apierr.Newf(apierr.InvalidURI, "The request names no storage account this server knows.")
+	}
+	c.account = account
+	base := h.scheme(c.r) + "://" + c.r.Host + stagePrefix
+	if pathStyle {
+		base += "/" + account
+	}
+	c.baseURL = base
+
+	res, err := parseResource(rest)
+	if err != nil {
+		return nil, err
+	}
+	c.res = res
+	q := c.r.URL.Query()
+	c.xml = q.Get("comp") != "" || q.Get("restype") != ""
+
+	if c.r.Method == http.MethodOptions {
+		c.op = "Preflight"
+		return h.preflight(c)
+	}
+	op, err := resolveOperation(c.r, res, q)
+	if err != nil {
+		return nil, err
+	}
+	c.op = op.name
+	if err := checkFormat(c.r, op); err != nil {
+		return nil, err
+	}
+
+	h.corsActual(c)
+	p, err := h.verifier.Authenticate(c.r.Context(), auth.Request{
+		Account:    account,
+		SignedPath: signed,
+		Query:      q,
+		Header:     c.r.Header,
+		Method:     c.r.Method,
+		Table:      res.table,
+		ClientIP:   h.clientIP(c.r),
+		HTTPS:      h.scheme(c.r) == "https",
+		Now:        c.now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if op.auth != 0 {
+		if err := p.Authorize(op.auth, res.table); err != nil {
+			return nil, err
+		}
+	}
+	c.principal = p
+	c.scope = tables.Scope{Account: account}
+	if p.Scheme() == auth.SchemeTableSAS {
+		c.scope.EntityAllowed = p.AllowsEntity
+	}
+	return op.serve(h, c)
+}
+
+// splitAccount finds the account: path-style (the first path segment, the
+// emulator convention) or host-style (the first DNS label of the host).
+func (h *Handler) splitAccount(host, p string) (account, rest string, pathStyle bool) {
+	trimmed := strings.TrimPrefix(p, "/")
+	first, after, _ := strings.Cut(trimmed, "/")
+	if first != "" && h.verifier.HasAccount(first) {
+		return first, "/" + after, true
+	}
+	hostname := host
+	if hn, _, err := net.SplitHostPort(host); err == nil {
+		hostname = hn
+	}
+	if label, _, ok := strings.Cut(hostname, "."); ok && h.verifier.HasAccount(label) {
+		return label, p, false
+	}
+	return "", "", false
+}
+
+func (h *Handler) scheme(r *http.Request) string {
+	if h.opts.TrustForwardedHeaders {
+		if p := r.Header.Get("X-Forwarded-Proto"); p != "" {
+			return strings.ToLower(strings.TrimSpace(strings.Split(p, ",")[0]))
+		}
+	}
+	if r.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
+
+func (h *Handler) clientIP(r *http.Request) netip.Addr {
+	if h.opts.TrustForwardedHeaders {
+		if f := r.Header.Get("X-Forwarded-For"); f != "" {
+			if a, err := netip.ParseAddr(strings.TrimSpace(strings.Split(f, ",")[0])); err == nil {
+				return a.Unmap()
+			}
+		}
+	}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr().Unmap()
+	}
+	if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
+		return a.Unmap()
+	}
+	return netip.Addr{}
+}
+
+// maxBody caps request bodies: an entity is at most 1 MiB of data, which JSON
+// (base64 binary, escaped strings) can grow past; a batch is at most 4 MiB.
+const maxBody = 4 << 20
+
+// readBody reads the request body, refusing more than maxBody with 413.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength > maxBody {
+		return nil, apierr.New(apierr.RequestBodyTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return nil, apierr.Wrap(apierr.InvalidInput, err)
+	}
+	if len(b) > maxBody {
+		return nil, apierr.New(apierr.RequestBodyTooLarge)
+	}
+	return b, nil
+}

@@ -1,0 +1,142 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/edm"
+)
+
+// response is what an operation returns; writeResponse puts it on the wire.
+type response struct {
+	status      int
+	header      http.Header // extra headers; may be nil
+	contentType string
+	body        []byte
+}
+
+const (
+	contentTypeJSONMinimal = "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"
+	contentTypeJSONNone    = "application/json;odata=nometadata;streaming=true;charset=utf-8"
+	contentTypeJSONFull    = "application/json;odata=fullmetadata;streaming=true;charset=utf-8"
+	contentTypeXML         = "application/xml"
+)
+
+func jsonContentType(level edm.Metadata) string {
+	switch level {
+	case edm.NoMetadata:
+		return contentTypeJSONNone
+	case edm.FullMetadata:
+		return contentTypeJSONFull
+	}
+	return contentTypeJSONMinimal
+}
+
+// commonHeaders are on every response ("Common REST API headers").
+func (h *Handler) commonHeaders(c *call) http.Header {
+	hd := c.w.Header()
+	hd["X-Ms-Request-Id"] = []string{c.requestID}
+	hd["X-Ms-Version"] = []string{c.version}
+	hd["Date"] = []string{c.now.Format(http.TimeFormat)}
+	return hd
+}
+
+func (h *Handler) writeResponse(c *call, resp *response) int {
+	hd := h.commonHeaders(c)
+	for k, v := range resp.header {
+		hd[k] = v
+	}
+	if resp.contentType != "" {
+		hd["Content-Type"] = []string{resp.contentType}
+	}
+	if resp.body != nil || resp.status != http.StatusNoContent {
+		hd["Content-Length"] = []string{strconv.Itoa(len(resp.body))}
+	}
+	hd["X-Content-Type-Options"] = []string{"nosniff"}
+	hd["Cache-Control"] = []string{"no-cache"}
+	c.w.WriteHeader(resp.status)
+	if c.r.Method != http.MethodHead && len(resp.body) > 0 {
+		_, _ = c.w.Write(resp.body)
+	}
+	return resp.status
+}
+
+// writeError is the only place errors are written: the odata.error JSON body
+// (or XML <Error> for the XML operations), x-ms-error-code, and the common
+// headers. Internal errors are logged here, once.
+func (h *Handler) writeError(c *call, err error) int {
+	ae, ok := apierr.As(err)
+	if !ok {
+		ae = apierr.Wrap(apierr.InternalError, err)
+	}
+	status := ae.HTTPStatus()
+	if status >= 500 {
+		h.log.Error("request failed", "requestId", c.requestID, "account", c.account,
+			"operation", c.op, "table", c.res.table, "status", status, "code", string(ae.Code), "err", err)
+	}
+	hd := h.commonHeaders(c)
+	hd["X-Ms-Error-Code"] = []string{string(ae.Code)}
+	msg := ae.Text() + "\nRequestId:" + c.requestID + "\nTime:" + c.now.Format("2006-01-02T15:04:05.0000000Z")
+	var body []byte
+	if c.xml {
+		hd["Content-Type"] = []string{contentTypeXML}
+		body = appendXMLError(nil, ae.Code, msg)
+	} else {
+		hd["Content-Type"] = []string{contentTypeJSONMinimal}
+		body = appendJSONError(nil, ae.Code, msg)
+	}
+	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
+	c.w.WriteHeader(status)
+	if c.r.Method != http.MethodHead {
+		_, _ = c.w.Write(body)
+	}
+	return status
+}
+
+func appendJSONError(b []byte, code apierr.Code, msg string) []byte {
+	b = append(b, `{"odata.error":{"code":`...)
+	b = edm.AppendString(b, string(code))
+	b = append(b, `,"message":{"lang":"en-US","value":`...)
+	b = edm.AppendString(b, msg)
+	return append(b, "}}}"...)
+}
+
+func appendXMLError(b []byte, code apierr.Code, msg string) []byte {
+	var sb strings.Builder
+	sb.WriteString(`<?xml version="1.0" encoding="utf-8"?><Error><Code>`)
+	xmlEscape(&sb, string(code))
+	sb.WriteString("</Code><Message>")
+	xmlEscape(&sb, msg)
+	sb.WriteString("</Message></Error>")
+	return append(b, sb.String()...)
+}
+
+var xmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+
+func xmlEscape(sb *strings.Builder, s string) { _, _ = xmlReplacer.WriteString(sb, s) }
+
+// newRequestIDFunc returns a generator of unique request ids shaped like
+// Azure's (a UUID): a random per-process prefix and a counter, so the hot
+// path costs no system call.
+func newRequestIDFunc() func() string {
+	var prefix [10]byte
+	_, _ = rand.Read(prefix[:])
+	var n atomic.Uint64
+	p := hex.EncodeToString(prefix[:4]) + "-" + hex.EncodeToString(prefix[4:6]) + "-" +
+		hex.EncodeToString(prefix[6:8]) + "-" + hex.EncodeToString(prefix[8:10]) + "-"
+	return func() string {
+		v := n.Add(1)
+		var buf [12]byte
+		const digits = "0123456789abcdef"
+		for i := 11; i >= 0; i-- {
+			buf[i] = digits[v&0xf]
+			v >>= 4
+		}
+		return p + string(buf[:])
+	}
+}

@@ -1,0 +1,73 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// ClientOptions say how to reach DynamoDB.
+type ClientOptions struct {
+	// Endpoint overrides the AWS endpoint, e.g. http://127.0.0.1:8000 for
+	// DynamoDB Local. Empty means AWS itself.
+	Endpoint string
+	// Region overrides the region of the AWS config chain.
+	Region string
+}
+
+// defaultRegion is used when neither the options nor the AWS config chain
+// name a region, which only happens off AWS (DynamoDB Local).
+const defaultRegion = "us-east-1"
+
+// NewClient builds a DynamoDB client with the standard AWS credential and
+// region chain. With an Endpoint and no credentials in the chain it uses
+// dummy static credentials, as DynamoDB Local accepts any. Build it once per
+// process (Lambda init), not per request.
+func NewClient(ctx context.Context, opts ClientOptions) (*dynamodb.Client, error) {
+	loadOpts := []func(*config.LoadOptions) error{
+		config.WithHTTPClient(&http.Client{
+			Timeout: 30 * time.Second,
+			Transport: &http.Transport{
+				Proxy:               http.ProxyFromEnvironment,
+				MaxIdleConns:        256,
+				MaxIdleConnsPerHost: 256,
+				IdleConnTimeout:     90 * time.Second,
+				ForceAttemptHTTP2:   true,
+			},
+		}),
+		// Throttling is retried a few times with backoff; what remains
+		// becomes 503 ServerBusy, which the Azure SDKs retry themselves.
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxAttempts = 3 })
+		}),
+	}
+	if opts.Region != "" {
+		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("dynamodb: load AWS config: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = defaultRegion
+	}
+	if opts.Endpoint != "" {
+		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+			cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
+		}
+	}
+	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		if opts.Endpoint != "" {
+			o.BaseEndpoint = aws.String(opts.Endpoint)
+			// DynamoDB Local's error responses carry no CRC32 checksum.
+			o.DisableValidateResponseChecksum = true
+		}
+	}), nil
+}

@@ -1,0 +1,10 @@
+// Package tables is the Azure Table service: one method per REST operation,
+// over a store.Store. It owns the protocol's semantics: validation through
+// package model, ETags and If-Match, the server-managed Timestamp, $filter,
+// $select and $top, SAS key-range scoping, entity group transactions, and the
+// mapping of store sentinel errors to Azure error codes (package apierr).
+//
+// It parses no HTTP: package httpapi decodes requests into the inputs here
+// and encodes the results. Time is injected through Options.Now, so results
+// are deterministic in tests.
+package tables

@@ -1,0 +1,156 @@
+package tables
+
+import (
+	"context"
+	"time"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// InsertEntity stores a new entity decoded from a JSON body and returns it
+// with its Timestamp.
+func (s *Service) InsertEntity(ctx context.Context, sc Scope, table string, body []byte) (*model.Entity, error) {
+	op, err := s.insertOp(sc, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.write(ctx, sc, table, op); err != nil {
+		return nil, err
+	}
+	return op.Entity, nil
+}
+
+func (s *Service) insertOp(sc Scope, body []byte) (store.Op, error) {
+	e, err := model.DecodeInsert(body)
+	if err != nil {
+		return store.Op{}, err
+	}
+	if !sc.allows(e.PartitionKey, e.RowKey) {
+		return store.Op{}, outOfScope()
+	}
+	e.Timestamp = s.clock.next()
+	return store.Op{Kind: store.OpInsert, Entity: e}, nil
+}
+
+// UpdateInput is an Update or Merge Entity request: PUT, or PATCH/MERGE.
+type UpdateInput struct {
+	Table        string
+	PartitionKey string // from the URL
+	RowKey       string // from the URL
+	Body         []byte
+	// IfMatch is the If-Match header: "" (Insert Or Replace / Insert Or
+	// Merge), "*" or an ETag.
+	IfMatch string
+	Merge   bool
+}
+
+// UpdateEntity replaces or merges an entity and returns its new Timestamp.
+func (s *Service) UpdateEntity(ctx context.Context, sc Scope, in UpdateInput) (time.Time, error) {
+	op, err := s.updateOp(sc, in)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if err := s.write(ctx, sc, in.Table, op); err != nil {
+		return time.Time{}, err
+	}
+	return op.Entity.Timestamp, nil
+}
+
+func (s *Service) updateOp(sc Scope, in UpdateInput) (store.Op, error) {
+	// The URL names the entity; model.DecodeUpdate says why keys in the
+	// body are not compared with it.
+	e, err := model.DecodeUpdate(in.Body, in.PartitionKey, in.RowKey)
+	if err != nil {
+		return store.Op{}, err
+	}
+	if !sc.allows(in.PartitionKey, in.RowKey) {
+		return store.Op{}, outOfScope()
+	}
+	e.Timestamp = s.clock.next()
+	op := store.Op{Kind: store.OpReplace, Entity: e}
+	if in.Merge {
+		op.Kind = store.OpMerge
+	}
+	op.Cond, op.Timestamp = condition(in.IfMatch)
+	return op, nil
+}
+
+// DeleteEntity deletes an entity. ifMatch is required: "*" or an ETag.
+func (s *Service) DeleteEntity(ctx context.Context, sc Scope, table, pk, rk, ifMatch string) error {
+	op, err := deleteOp(sc, pk, rk, ifMatch)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, sc, table, op)
+}
+
+func deleteOp(sc Scope, pk, rk, ifMatch string) (store.Op, error) {
+	if err := validateKeys(pk, rk); err != nil {
+		return store.Op{}, err
+	}
+	// "Delete Entity": If-Match is required.
+	if ifMatch == "" {
+		return store.Op{}, apierr.Newf(apierr.MissingRequiredHeader, "HeaderName: If-Match")
+	}
+	if !sc.allows(pk, rk) {
+		return store.Op{}, outOfScope()
+	}
+	op := store.Op{Kind: store.OpDelete, Entity: &model.Entity{PartitionKey: pk, RowKey: rk}}
+	op.Cond, op.Timestamp = condition(ifMatch)
+	return op, nil
+}
+
+// GetEntity returns one entity.
+func (s *Service) GetEntity(ctx context.Context, sc Scope, table, pk, rk string) (*model.Entity, error) {
+	if err := tableNameForLookup(table); err != nil {
+		return nil, err
+	}
+	if err := validateKeys(pk, rk); err != nil {
+		return nil, err
+	}
+	if !sc.allows(pk, rk) {
+		return nil, outOfScope()
+	}
+	e, err := s.store.GetEntity(ctx, sc.Account, table, pk, rk)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return e, nil
+}
+
+func (s *Service) write(ctx context.Context, sc Scope, table string, op store.Op) error {
+	if err := tableNameForLookup(table); err != nil {
+		return err
+	}
+	return storeError(s.store.Write(ctx, sc.Account, table, []store.Op{op}))
+}
+
+// condition maps an If-Match header to a store condition. An ETag this
+// service never issued gets a Timestamp no entity has, so it fails as a
+// stale ETag would (412), or as a missing entity (404).
+func condition(ifMatch string) (store.CondKind, time.Time) {
+	switch ifMatch {
+	case "":
+		return store.CondNone, time.Time{}
+	case "*":
+		return store.CondExists, time.Time{}
+	}
+	if ts, ok := parseETag(ifMatch); ok {
+		return store.CondTimestamp, ts
+	}
+	return store.CondTimestamp, time.Unix(0, 0).UTC().Add(-tick)
+}
+
+func validateKeys(pk, rk string) error {
+	if err := model.ValidateKey(pk, false); err != nil {
+		return err
+	}
+	return model.ValidateKey(rk, true)
+}
+
+// outOfScope answers an entity outside a SAS token's key range.
+func outOfScope() error {
+	return apierr.Newf(apierr.AuthorizationFailure, "The entity is outside the key range of the shared access signature.")
+}

@@ -1,0 +1,84 @@
+package tables
+
+import (
+	"context"
+	"strings"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// QueryInput is a Query Entities request.
+type QueryInput struct {
+	Table  string
+	Filter string // $filter; "" for all
+	Top    int    // $top; 0 for the default page of 1000
+	After  *store.Cursor
+}
+
+// QueryEntities returns one page of entities in (PartitionKey, RowKey) order.
+// The page may be short, even empty, and still carry a continuation.
+func (s *Service) QueryEntities(ctx context.Context, sc Scope, in QueryInput) (store.Page, error) {
+	if err := tableNameForLookup(in.Table); err != nil {
+		return store.Page{}, err
+	}
+	top, err := pageSize(in.Top)
+	if err != nil {
+		return store.Page{}, err
+	}
+	q := store.Query{Top: top, After: in.After}
+	var match func(*model.Entity) bool
+	if in.Filter != "" {
+		f, err := parseFilter(in.Filter)
+		if err != nil {
+			return store.Page{}, err
+		}
+		q.Keys = f.KeyRange()
+		if q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
+			// A contradiction such as PartitionKey lt '' matches nothing;
+			// no store needs to look.
+			return store.Page{}, s.checkTable(ctx, sc, in.Table)
+		}
+		match = f.Match
+	}
+	switch {
+	case sc.EntityAllowed != nil && match != nil:
+		q.Match = func(e *model.Entity) bool { return sc.EntityAllowed(e.PartitionKey, e.RowKey) && match(e) }
+	case sc.EntityAllowed != nil:
+		q.Match = func(e *model.Entity) bool { return sc.EntityAllowed(e.PartitionKey, e.RowKey) }
+	default:
+		q.Match = match
+	}
+	page, err := s.store.QueryEntities(ctx, sc.Account, in.Table, q)
+	return page, storeError(err)
+}
+
+// ParseSelect parses $select: a comma-separated list of property names.
+// "" and "*" select everything (nil).
+func ParseSelect(sel string) ([]string, error) {
+	sel = strings.TrimSpace(sel)
+	if sel == "" || sel == "*" {
+		return nil, nil
+	}
+	names := strings.Split(sel, ",")
+	for i, n := range names {
+		n = strings.TrimSpace(n)
+		switch n {
+		case "PartitionKey", "RowKey", "Timestamp":
+		default:
+			if err := model.ValidatePropertyName(n); err != nil {
+				return nil, apierr.Newf(apierr.InvalidInput, "$select names an invalid property %q.", n)
+			}
+		}
+		names[i] = n
+	}
+	return names, nil
+}
+
+// checkTable answers TableNotFound for a missing table, so a query that
+// matches nothing still reports a missing table as Azure does.
+func (s *Service) checkTable(ctx context.Context, sc Scope, table string) error {
+	_, err := s.store.GetTable(ctx, sc.Account, table)
+	return storeError(err)
+}
