@@ -138,7 +138,12 @@ func suiteTypes(t *testing.T, newServer func(t *testing.T) *Server) {
 					if !ok || f != tc.want && !(tc.want == 0 && f == 0) {
 						t.Errorf("EDMEntity reads D as %v (%T), want %v", v, v, tc.want)
 					}
-					t.Logf("EDMEntity reads D as %T (the SDK re-encodes numbers, so integral doubles become int32)", v)
+					if _, ok := v.(int32); ok {
+						// Not the server's doing: the SDK decodes the body
+						// into map[string]any and re-encodes it, so 1.0
+						// becomes 1 before EDMEntity infers Int32.
+						t.Logf("EDMEntity reads the integral Double as int32 %v: a Go SDK limitation", v)
+					}
 				}
 			})
 		}
