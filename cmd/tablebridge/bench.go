@@ -63,7 +63,7 @@ func parseBenchFlags(args []string, output io.Writer) (loadgen.Config, bool, err
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of each phase (with -ops, an upper bound; 0 for none)")
 	fs.Int64Var(&cfg.Ops, "ops", 0, "operations per phase (insert: entities, get: reads, query: partition scans, batch: transactions)")
 	phases := fs.String("phases", "insert,get,query,batch", "comma-separated phases, run in this order")
-	fs.IntVar(&cfg.EntitySize, "entity-size", cfg.EntitySize, "approximate entity size in bytes of JSON (10 properties of mixed types)")
+	fs.IntVar(&cfg.EntitySize, "entity-size", cfg.EntitySize, "entity size in bytes of JSON (10 properties covering all 8 Edm types; the minimum is about 400)")
 	fs.IntVar(&cfg.PartitionSize, "partition-size", cfg.PartitionSize, "rows per partition; the query phase scans whole partitions of this size")
 	fs.IntVar(&cfg.QueryPartitions, "query-partitions", cfg.QueryPartitions, "partitions in the seed data set read by query (and by get without an insert phase)")
 	fs.IntVar(&cfg.BatchSize, "batch-size", cfg.BatchSize, "entities per $batch transaction (at most 100)")

@@ -111,7 +111,7 @@ func DefaultConfig() Config {
 		Duration:        10 * time.Second,
 		RequestTimeout:  30 * time.Second,
 		Phases:          append([]Phase(nil), AllPhases...),
-		EntitySize:      300,
+		EntitySize:      400,
 		PartitionSize:   1000,
 		QueryPartitions: 8,
 		BatchSize:       MaxBatchSize,

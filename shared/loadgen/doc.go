@@ -6,21 +6,22 @@
 // It speaks the wire protocol itself, over raw net/http, the way the Go
 // aztables SDK does: the same headers (x-ms-version 2019-02-02,
 // DataServiceVersion 3.0, Accept application/json;odata=minimalmetadata), the
-// same SharedKeyLite signature (string-to-sign = x-ms-date + "\n" +
-// "/" + account + escaped path [+ "?comp=" + value]), and byte-for-byte the
-// same $batch multipart body as aztables' transactional_batch.go. Doing it by
-// hand rather than through the SDK keeps the client cheap: on a small machine
-// the client and the server share the CPU, so every microsecond the client
-// spends is one the server does not get. Entity bodies are precomputed
-// templates, each worker owns its HMAC state, and the x-ms-date string is
-// cached per second.
+// same SharedKeyLite signature (shared/auth's signer: string-to-sign =
+// x-ms-date + "\n" + "/" + account + escaped path [+ "?comp=" + value]), and
+// byte-for-byte the same $batch multipart body as aztables'
+// transactional_batch.go. Doing it by hand rather than through the SDK keeps
+// the client cheap: on a small machine the client and the server share the
+// CPU, so every microsecond the client spends is one the server does not
+// get. Entity bodies are precomputed templates, responses are checked
+// without decoding them, and the x-ms-date string is cached per second.
 //
 // A run creates one table named <prefix><random hex>, executes the requested
 // phases in order and deletes the table again:
 //
 //   - insert: single-entity inserts (POST /<table>) of distinct keys, each
-//     entity about -entity-size bytes of JSON over ~10 properties of mixed
-//     Edm types.
+//     entity about -entity-size bytes of JSON: ten properties covering all
+//     eight Edm types (four with @odata.type annotations), one String
+//     padded to the size; unpadded it is about 400 bytes, the minimum.
 //   - get: point reads (GET /<table>(PartitionKey='..',RowKey='..')) of
 //     random existing entities.
 //   - query: whole-partition scans (GET /<table>()?$filter=PartitionKey eq

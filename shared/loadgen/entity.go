@@ -71,7 +71,8 @@ const (
 )
 
 // newEntityTemplate builds a template whose rendered JSON is size bytes, or
-// the size of the unpadded entity (about 330 bytes) when size is smaller.
+// the size of the unpadded entity (about 400 bytes with all eight Edm
+// types and their annotations) when size is smaller.
 func newEntityTemplate(size int, rng *rand.Rand) (*entityTemplate, error) {
 	blob := make([]byte, 6)
 	for i := range blob {
@@ -79,7 +80,7 @@ func newEntityTemplate(size int, rng *rand.Rand) (*entityTemplate, error) {
 	}
 	guid := fmt.Sprintf("%08x-%04x-4%03x-a%03x-%012x",
 		rng.Uint32(), rng.UintN(1<<16), rng.UintN(1<<12), rng.UintN(1<<12), rng.Uint64()&(1<<48-1))
-	// Short names keep the unpadded entity near 330 bytes while covering
+	// Short names keep the unpadded entity near 400 bytes while covering
 	// all eight Edm types; the annotated ones are what a typed SDK entity
 	// (aztables.EDMEntity) sends.
 	props := map[string]any{

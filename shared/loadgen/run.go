@@ -354,12 +354,11 @@ func (l *errorLog) samples(n int) []ErrorSample {
 	return out
 }
 
-// worker is one client: its own signer, PRNG, histogram and buffers, so the
-// hot path shares nothing but the HTTP transport.
+// worker is one client: its own date cache, PRNG, histogram and buffers, so
+// the hot path shares nothing but the HTTP transport.
 type worker struct {
 	r      *run
 	id     int
-	signer *sharedKeyLite
 	dates  dateCache
 	rng    *rand.Rand
 	hist   *Histogram
@@ -375,12 +374,11 @@ type worker struct {
 
 func (r *run) newWorker(id int) *worker {
 	return &worker{
-		r:      r,
-		id:     id,
-		signer: newSharedKeyLite(r.account, r.key),
-		dates:  dateCache{now: time.Now},
-		rng:    rand.New(rand.NewPCG(r.seed, uint64(id)+1)),
-		hist:   NewHistogram(),
+		r:     r,
+		id:    id,
+		dates: dateCache{now: time.Now},
+		rng:   rand.New(rand.NewPCG(r.seed, uint64(id)+1)),
+		hist:  NewHistogram(),
 	}
 }
 
@@ -405,7 +403,9 @@ func (w *worker) send(ctx context.Context, method, rawURL string, body []byte, c
 	if extra != nil {
 		extra(h)
 	}
-	w.signer.sign(req, w.r.account, w.dates.get())
+	if err := signRequest(req, w.r.account, w.r.key, w.dates.get()); err != nil {
+		return nil, err
+	}
 	w.requests++
 	return exchange(w.r.client, req, &w.resp)
 }
