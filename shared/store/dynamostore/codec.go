@@ -203,6 +203,13 @@ func parseDoubleString(s string) (float64, error) {
 	return strconv.ParseFloat(s, 64)
 }
 
+// isInt32Valued reports whether a double would read back as an Int32 if it
+// were stored as an untagged N: an integer in Int32 range, in whatever
+// decimal form DynamoDB returns it.
+func isInt32Valued(f float64) bool {
+	return f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32
+}
+
 // looksInt32 reports whether an untagged N reads as an Int32.
 func looksInt32(n string) bool {
 	_, err := strconv.ParseInt(n, 10, 32)
@@ -235,7 +242,9 @@ func encodeValue(v edm.Value) (types.AttributeValue, error) {
 		switch {
 		case !ok:
 			return tagged(tagDouble, &types.AttributeValueMemberS{Value: doubleAsString(v.Float)}), nil
-		case looksInt32(n):
+		case isInt32Valued(v.Float):
+			// Judged by value, not by our text: DynamoDB normalizes numbers
+			// and returns 3e+06 as 3000000.
 			return tagged(tagDouble, &types.AttributeValueMemberN{Value: n}), nil
 		}
 		return &types.AttributeValueMemberN{Value: n}, nil

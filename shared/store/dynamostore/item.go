@@ -163,9 +163,10 @@ func buildItems(e *model.Entity) (entityItems, error) {
 		}
 		chunk := keyItem(pk, chunkRowKey(rk, len(bins)))
 		chunk[attrGen] = &types.AttributeValueMemberS{Value: gen}
+		free := itemBudget - itemSize(chunk) - p.size
 		chunk[p.name] = p.av
 		bins = append(bins, chunk)
-		room = append(room, itemBudget-itemSize(chunk)-p.size)
+		room = append(room, free)
 	}
 	main[attrChunks] = &types.AttributeValueMemberN{Value: strconv.Itoa(len(bins) - 1)}
 	return entityItems{main: main, chunks: bins[1:]}, nil

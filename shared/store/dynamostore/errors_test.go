@@ -1,0 +1,140 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+func TestMapErr(t *testing.T) {
+	op := func(err error) error {
+		// The SDK wraps service errors in an OperationError.
+		return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "PutItem", Err: err}
+	}
+	cases := []struct {
+		name string
+		err  error
+		want error // nil: none of the sentinels below
+	}{
+		{"ProvisionedThroughputExceeded", op(&types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}), store.ErrBusy},
+		{"Throttling", op(&smithy.GenericAPIError{Code: "ThrottlingException"}), store.ErrBusy},
+		{"RequestLimitExceeded", op(&types.RequestLimitExceeded{}), store.ErrBusy},
+		{"LimitExceeded", op(&types.LimitExceededException{}), store.ErrBusy},
+		{"TransactionConflict", op(&types.TransactionConflictException{}), store.ErrBusy},
+		{"ResourceNotFound", op(&types.ResourceNotFoundException{}), store.ErrTableNotFound},
+		{"Deadline", op(context.DeadlineExceeded), store.ErrUnavailable},
+		{"Canceled", op(context.Canceled), store.ErrUnavailable},
+		{"ConnectionRefused", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}), store.ErrUnavailable},
+		{"DNS", op(&net.DNSError{Err: "no such host", Name: "dynamodb.invalid"}), store.ErrUnavailable},
+		{"Validation", op(&smithy.GenericAPIError{Code: "ValidationException", Message: "bad"}), nil},
+		{"InternalServerError", op(&types.InternalServerError{}), nil},
+	}
+	sentinels := []error{store.ErrBusy, store.ErrUnavailable, store.ErrTableNotFound}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := mapErr("write entity", c.err)
+			if !strings.Contains(got.Error(), "write entity") {
+				t.Errorf("error %q does not name the operation", got)
+			}
+			for _, s := range sentinels {
+				if is := errors.Is(got, s); is != (s == c.want) {
+					t.Errorf("errors.Is(%v, %v) = %t", got, s, is)
+				}
+			}
+		})
+	}
+	if mapErr("x", nil) != nil {
+		t.Error("mapErr(nil) is not nil")
+	}
+}
+
+func TestPhysicalName(t *testing.T) {
+	s := &Store{opts: Options{TablePrefix: "tb-"}.withDefaults()}
+	cases := []struct {
+		account, table, want string
+	}{
+		{"devstoreaccount1", "MyTable", "tb-devstoreaccount1.mytable"},
+		{"acct", "UPPER", "tb-acct.upper"},
+		{"a.b", "c", "tb-a_2eb.c"},               // a '.' in an account cannot fake the separator
+		{"a", "b.c", "tb-a.b_2ec"},               // nor in a table
+		{"a_b", "t", "tb-a_5fb.t"},               // '_' is escaped, so escapes are unambiguous
+		{"", "t", "tb-.t"},                       // prefix + "." + table: still a legal name
+		{"Acct", "t", "tb-Acct.t"},               // accounts match exactly: case kept
+		{"é", "t", "tb-_c3_a9.t"},                // non-ASCII bytes escaped
+		{"acct", "Ünï", "tb-acct._c3_bcn_c3_af"}, // lower-cased first
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			got, err := s.physicalName(c.account, c.table)
+			if err != nil || got != c.want {
+				t.Errorf("physicalName(%q, %q) = %q, %v; want %q", c.account, c.table, got, err, c.want)
+			}
+			if !validTableChars(got) {
+				t.Errorf("%q is not a legal DynamoDB table name", got)
+			}
+		})
+	}
+	if _, err := s.physicalName(strings.Repeat("a", 200), strings.Repeat("t", 63)); err == nil {
+		t.Error("a name over 255 characters was accepted")
+	}
+	if got, _ := s.physicalName("catalog", "x"); got == s.opts.CatalogTable {
+		t.Errorf("an Azure table maps to the catalog %q", got)
+	}
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	cases := []struct {
+		name   string
+		client API
+		opts   Options
+	}{
+		{"NilClient", nil, Options{}},
+		{"PrefixWithSlash", stubAPI{}, Options{TablePrefix: "a/b"}},
+		{"PrefixTooLong", stubAPI{}, Options{TablePrefix: strings.Repeat("p", 65)}},
+		{"CatalogTooShort", stubAPI{}, Options{CatalogTable: "ab"}},
+		{"CatalogBadChars", stubAPI{}, Options{CatalogTable: "cat alog"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := New(t.Context(), c.client, c.opts); err == nil {
+				t.Error("New succeeded; want an error")
+			}
+		})
+	}
+}
+
+// stubAPI satisfies API for option validation, which fails before any call.
+type stubAPI struct{ API }
+
+func TestOpErrorIndex(t *testing.T) {
+	// Errors found before any request still name the op.
+	s := &Store{opts: Options{}.withDefaults()}
+	ops := []store.Op{
+		{Kind: store.OpInsert, Entity: entityWith("p", "a", nil)},
+		{Kind: store.OpInsert, Entity: entityWith("p", strings.Repeat("r", 1025), nil)},
+	}
+	err := s.Write(t.Context(), "acct", "table", ops)
+	var opErr *store.OpError
+	if !errors.As(err, &opErr) || opErr.Index != 1 || !errors.Is(err, store.ErrKeyTooLong) {
+		t.Errorf("Write = %v; want OpError at 1 wrapping ErrKeyTooLong", err)
+	}
+	many := entityWith("p", "m", nil)
+	many.Properties = binaries(253, 1)
+	err = s.Write(t.Context(), "acct", "table", []store.Op{{Kind: store.OpMerge, Entity: many}})
+	if !errors.As(err, &opErr) || opErr.Index != 0 || !errors.Is(err, store.ErrTooManyProperties) {
+		t.Errorf("merge of 253 properties = %v; want OpError at 0 wrapping ErrTooManyProperties", err)
+	}
+	err = s.Write(t.Context(), "acct", "table", []store.Op{{Kind: store.OpDelete}})
+	if !errors.As(err, &opErr) || opErr.Index != 0 {
+		t.Errorf("op without entity = %v; want OpError at 0", err)
+	}
+}
