@@ -182,14 +182,14 @@ func TestDecodeItemsErrors(t *testing.T) {
 
 func TestAzureSize(t *testing.T) {
 	e := entityWith("pk", "rk", map[string]edm.Value{
-		"S":  edm.NewString("héllo"),  // 8+2 + 4+10
-		"B":  edm.NewBinary([]byte{1}), // 8+2 + 4+1
-		"G":  edm.NewGuid("00000000-0000-0000-0000-000000000000"),
-		"D":  edm.NewDateTime(testTime), // 8+2 + 8
-		"F":  edm.NewDouble(1),          // 8+2 + 8
-		"I":  edm.NewInt32(1),           // 8+2 + 4
-		"L":  edm.NewInt64(1),           // 8+2 + 8
-		"T":  edm.NewBoolean(true),      // 8+2 + 1
+		"S": edm.NewString("héllo"),   // 8+2 + 4+10
+		"B": edm.NewBinary([]byte{1}), // 8+2 + 4+1
+		"G": edm.NewGuid("00000000-0000-0000-0000-000000000000"),
+		"D": edm.NewDateTime(testTime), // 8+2 + 8
+		"F": edm.NewDouble(1),          // 8+2 + 8
+		"I": edm.NewInt32(1),           // 8+2 + 4
+		"L": edm.NewInt64(1),           // 8+2 + 8
+		"T": edm.NewBoolean(true),      // 8+2 + 1
 		"😀": edm.NewInt32(1),           // 8+4 + 4 (a surrogate pair)
 	})
 	want := 4 + 2*4 + (10 + 14) + (10 + 5) + (10 + 16) + (10 + 8) + (10 + 8) + (10 + 4) + (10 + 8) + (10 + 1) + (12 + 4)

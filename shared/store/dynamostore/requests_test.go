@@ -76,7 +76,9 @@ func TestRequestsPerOperation(t *testing.T) {
 		{"UpdateStar", func() error {
 			return write(store.Op{Kind: store.OpReplace, Entity: newEntity("p", "e", props{"Size": edm.NewDouble(2.5)}), Cond: store.CondExists})()
 		}, map[string]int{"PutItem": 1}, nil},
-		{"InsertOrReplace", func() error { return write(store.Op{Kind: store.OpReplace, Entity: newEntity("p", "e", props{"A": edm.NewBoolean(true)})})() }, map[string]int{"PutItem": 1}, nil},
+		{"InsertOrReplace", func() error {
+			return write(store.Op{Kind: store.OpReplace, Entity: newEntity("p", "e", props{"A": edm.NewBoolean(true)})})()
+		}, map[string]int{"PutItem": 1}, nil},
 		{"InsertOrReplaceAbsent", func() error { return env.write(store.Op{Kind: store.OpReplace, Entity: newEntity("p", "upsert", nil)}) }, map[string]int{"PutItem": 1}, nil},
 		{"MergeIfMatch", func() error {
 			return write(store.Op{Kind: store.OpMerge, Entity: newEntity("p", "e", props{"Name": edm.NewString("m")}), Cond: store.CondTimestamp, Timestamp: cur.Timestamp})()
@@ -84,12 +86,18 @@ func TestRequestsPerOperation(t *testing.T) {
 		{"MergeStale", func() error {
 			return env.write(store.Op{Kind: store.OpMerge, Entity: newEntity("p", "e", nil), Cond: store.CondTimestamp, Timestamp: testTime})
 		}, map[string]int{"UpdateItem": 1}, store.ErrConditionFailed},
-		{"MergeStar", func() error { return write(store.Op{Kind: store.OpMerge, Entity: newEntity("p", "e", props{"B": edm.NewInt32(3)}), Cond: store.CondExists})() }, map[string]int{"UpdateItem": 1}, nil},
+		{"MergeStar", func() error {
+			return write(store.Op{Kind: store.OpMerge, Entity: newEntity("p", "e", props{"B": edm.NewInt32(3)}), Cond: store.CondExists})()
+		}, map[string]int{"UpdateItem": 1}, nil},
 		{"MergeStarMissing", func() error {
 			return env.write(store.Op{Kind: store.OpMerge, Entity: newEntity("p", "none", nil), Cond: store.CondExists})
 		}, map[string]int{"UpdateItem": 1}, store.ErrEntityNotFound},
-		{"InsertOrMerge", func() error { return write(store.Op{Kind: store.OpMerge, Entity: newEntity("p", "e", props{"C": edm.NewGuid("00000000-0000-0000-0000-000000000001")})})() }, map[string]int{"UpdateItem": 1}, nil},
-		{"InsertOrMergeAbsent", func() error { return env.write(store.Op{Kind: store.OpMerge, Entity: newEntity("p", "merge-upsert", props{"X": edm.NewInt32(1)})}) }, map[string]int{"UpdateItem": 1}, nil},
+		{"InsertOrMerge", func() error {
+			return write(store.Op{Kind: store.OpMerge, Entity: newEntity("p", "e", props{"C": edm.NewGuid("00000000-0000-0000-0000-000000000001")})})()
+		}, map[string]int{"UpdateItem": 1}, nil},
+		{"InsertOrMergeAbsent", func() error {
+			return env.write(store.Op{Kind: store.OpMerge, Entity: newEntity("p", "merge-upsert", props{"X": edm.NewInt32(1)})})
+		}, map[string]int{"UpdateItem": 1}, nil},
 		{"DeleteStale", func() error {
 			return env.write(store.Op{Kind: store.OpDelete, Entity: newEntity("p", "e", nil), Cond: store.CondTimestamp, Timestamp: testTime})
 		}, map[string]int{"DeleteItem": 1}, store.ErrConditionFailed},
