@@ -121,6 +121,13 @@ func resolveOperation(r *http.Request, res resource, q url.Values) (operation, e
 			return opInsertEntity, nil
 		}
 	case resEntity:
+		// "If-None-Match HTTP header cannot be specified for PUT
+		// operations" (Table service error codes); likewise for MERGE and
+		// DELETE, which have no use for it.
+		if method != http.MethodGet && r.Header.Get("If-None-Match") != "" {
+			return operation{}, &apierr.Error{Code: apierr.InvalidInput,
+				Message: "If-None-Match HTTP header cannot be specified for " + method + " operations."}
+		}
 		ifMatch := r.Header.Get("If-Match") != ""
 		switch method {
 		case http.MethodGet:

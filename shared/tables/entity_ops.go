@@ -73,7 +73,9 @@ func (s *Service) updateOp(sc Scope, in UpdateInput) (store.Op, error) {
 	if in.Merge {
 		op.Kind = store.OpMerge
 	}
-	op.Cond, op.Timestamp = condition(in.IfMatch)
+	if op.Cond, op.Timestamp, err = condition(in.IfMatch); err != nil {
+		return store.Op{}, err
+	}
 	return op, nil
 }
 
@@ -98,7 +100,10 @@ func deleteOp(sc Scope, pk, rk, ifMatch string) (store.Op, error) {
 		return store.Op{}, outOfScope()
 	}
 	op := store.Op{Kind: store.OpDelete, Entity: &model.Entity{PartitionKey: pk, RowKey: rk}}
-	op.Cond, op.Timestamp = condition(ifMatch)
+	var err error
+	if op.Cond, op.Timestamp, err = condition(ifMatch); err != nil {
+		return store.Op{}, err
+	}
 	return op, nil
 }
 
@@ -127,20 +132,22 @@ func (s *Service) write(ctx context.Context, sc Scope, table string, op store.Op
 	return storeError(s.store.Write(ctx, sc.Account, table, []store.Op{op}))
 }
 
-// condition maps an If-Match header to a store condition. An ETag this
-// service never issued gets a Timestamp no entity has, so it fails as a
-// stale ETag would (412), or as a missing entity (404).
-func condition(ifMatch string) (store.CondKind, time.Time) {
+// condition maps an If-Match header to a store condition. A value that is
+// not an ETag of this service's form is 400 InvalidInput ("The etag value
+// '{0}' specified in one of the request headers is not valid", Table service
+// error codes).
+func condition(ifMatch string) (store.CondKind, time.Time, error) {
 	switch ifMatch {
 	case "":
-		return store.CondNone, time.Time{}
+		return store.CondNone, time.Time{}, nil
 	case "*":
-		return store.CondExists, time.Time{}
+		return store.CondExists, time.Time{}, nil
 	}
 	if ts, ok := parseETag(ifMatch); ok {
-		return store.CondTimestamp, ts
+		return store.CondTimestamp, ts, nil
 	}
-	return store.CondTimestamp, time.Unix(0, 0).UTC().Add(-tick)
+	return 0, time.Time{}, &apierr.Error{Code: apierr.InvalidInput,
+		Message: "The etag value '" + ifMatch + "' specified in one of the request headers is not valid. Please make sure only one etag value is specified and is valid."}
 }
 
 func validateKeys(pk, rk string) error {
