@@ -29,10 +29,24 @@ vet:
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # test starts one DynamoDB Local for the whole run and hands its endpoint to
-# every test binary; without Java the DynamoDB tests skip loudly (and fail in CI).
+# every test binary (TABLEBRIDGE_DYNAMODB_ENDPOINT). Without Java the DynamoDB
+# tests skip loudly on a developer machine and fail in CI (CI=true).
 .PHONY: test
 test: tools vet ## install what is needed and run the whole suite (race detector on)
-	$(GO) run ./internal/dynamolocal/cmd/dynamolocal -- $(GO) test -race -count=1 -timeout 20m $(PKGS)
+	@mkdir -p $(BIN)
+	@rm -f $(TOOLS)/dynamodb.endpoint
+	$(GO) build -o $(BIN)/dynamolocal ./internal/dynamolocal/cmd/dynamolocal
+	@$(BIN)/dynamolocal -endpoint-file $(TOOLS)/dynamodb.endpoint >$(TOOLS)/dynamolocal.log 2>&1 & pid=$$!; \
+	  trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null || true' EXIT; \
+	  for i in $$(seq 1 240); do [ -s $(TOOLS)/dynamodb.endpoint ] && break; kill -0 $$pid 2>/dev/null || break; sleep 0.25; done; \
+	  if [ -s $(TOOLS)/dynamodb.endpoint ]; then \
+	    export TABLEBRIDGE_DYNAMODB_ENDPOINT=$$(cat $(TOOLS)/dynamodb.endpoint); \
+	    echo "DynamoDB Local at $$TABLEBRIDGE_DYNAMODB_ENDPOINT"; \
+	  else \
+	    echo "WARNING: DynamoDB Local did not start; the DynamoDB tests will skip (and fail in CI):"; \
+	    cat $(TOOLS)/dynamolocal.log; \
+	  fi; \
+	  $(GO) test -race -count=1 -timeout 25m $(PKGS)
 
 .PHONY: fuzz
 fuzz: ## run every fuzz target briefly (FUZZTIME=20s each)
@@ -53,6 +67,9 @@ bench: ## load-test a fresh local server with 16 clients (BENCH_FLAGS for more)
 .PHONY: gobench
 gobench: ## Go micro-benchmarks
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+# Lambda build and deploy targets (build, deploy, events, local-api).
+-include infra/lambda.mk
 
 .PHONY: clean
 clean:
