@@ -103,11 +103,18 @@ func encodeEntity(e *model.Entity) ([]byte, error) {
 // that shares no memory with b (bbolt's pages are only valid inside their
 // transaction).
 func decodeEntity(pk, rk, b []byte) (*model.Entity, error) {
-	d := decoder{b: b}
+	// One string conversion copies the whole record; names and string
+	// values are substrings of it. Scans decode every row, and this saves
+	// an allocation per string property.
+	d := decoder{b: b, s: string(b)}
 	if v := d.byte(); d.err == nil && v != entityVersion1 {
 		return nil, fmt.Errorf("%w: unknown entity encoding version %d", ErrCorrupt, v)
 	}
-	e := &model.Entity{PartitionKey: string(pk), RowKey: string(rk), Timestamp: d.time()}
+	e := &model.Entity{Timestamp: d.time()}
+	if len(pk)+len(rk) > 0 {
+		keys := string(pk) + string(rk)
+		e.PartitionKey, e.RowKey = keys[:len(pk)], keys[len(pk):]
+	}
 	n := d.count()
 	if d.err != nil {
 		return nil, d.fail("entity")
@@ -146,10 +153,10 @@ func decodeEntity(pk, rk, b []byte) (*model.Entity, error) {
 		if d.err != nil {
 			return nil, d.fail("entity")
 		}
-		if _, dup := e.Properties[name]; dup {
-			return nil, fmt.Errorf("%w: entity: duplicate property %q", ErrCorrupt, name)
-		}
 		e.Properties[name] = v
+	}
+	if len(e.Properties) != n {
+		return nil, fmt.Errorf("%w: entity: duplicate property names", ErrCorrupt)
 	}
 	if len(d.b) != 0 {
 		return nil, fmt.Errorf("%w: entity: %d trailing bytes", ErrCorrupt, len(d.b))
@@ -243,7 +250,10 @@ func appendTime(b []byte, t time.Time) []byte {
 // decoder reads fields and remembers the first error, so decoding code stays
 // linear; every read after an error returns a zero value.
 type decoder struct {
-	b   []byte
+	b []byte
+	// s, when set, is a string copy of the whole input; string fields are
+	// then cut from it instead of copied one by one.
+	s   string
 	err error
 }
 
@@ -324,8 +334,17 @@ func (d *decoder) raw() []byte {
 	return v
 }
 
-// string copies: string conversion never aliases the mmapped page.
-func (d *decoder) string() string { return string(d.raw()) }
+// string returns a copy, never an alias of the input, which may be an
+// mmapped bbolt page: a substring of the decoder's own string copy when it
+// has one.
+func (d *decoder) string() string {
+	r := d.raw()
+	if d.s == "" || d.err != nil {
+		return string(r)
+	}
+	end := len(d.s) - len(d.b) // offset just past the field
+	return d.s[end-len(r) : end]
+}
 
 // bytes returns a copy; an empty value stays non-nil so an empty Edm.Binary
 // comes back as a present, empty value.
