@@ -33,16 +33,31 @@ type Server struct {
 	accounts []auth.Account
 	now      func() time.Time
 	http     *httptest.Server
+	// hashOrderedPartitions: the store returns cross-partition queries
+	// with partitions in hash order (DynamoDB Scan), not PartitionKey order.
+	hashOrderedPartitions bool
 }
 
 // Option configures New.
 type Option func(*config) error
 
 type config struct {
-	store    store.Store
-	accounts []auth.Account
-	now      func() time.Time
-	logger   *slog.Logger
+	hashOrderedPartitions bool
+	store                 store.Store
+	accounts              []auth.Account
+	now                   func() time.Time
+	logger                *slog.Logger
+}
+
+// WithHashOrderedPartitions declares that the store returns a query that
+// spans partitions with the partitions in an order of its own (DynamoDB Scan
+// orders them by hash; the README documents it). Within a partition, rows
+// must still come in RowKey order, each partition in one run.
+func WithHashOrderedPartitions() Option {
+	return func(c *config) error {
+		c.hashOrderedPartitions = true
+		return nil
+	}
 }
 
 // WithStore serves st instead of a fresh boltstore. The caller owns st and
@@ -140,7 +155,8 @@ func New(t testing.TB, opts ...Option) *Server {
 	// when the store closes.
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	return &Server{URL: hs.URL, Store: cfg.store, accounts: accounts, now: cfg.now, http: hs}
+	return &Server{URL: hs.URL, Store: cfg.store, accounts: accounts, now: cfg.now, http: hs,
+		hashOrderedPartitions: cfg.hashOrderedPartitions}
 }
 
 // testWriter routes the handler's log lines into the test log, so an

@@ -1,0 +1,36 @@
+package httpapi_test
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
+)
+
+func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
+
+// TestSDKDynamoDB runs the aztables conformance suite against the real
+// handler over the DynamoDB store on DynamoDB Local. Every server gets its
+// own table prefix, so each starts with an empty account.
+func TestSDKDynamoDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("DynamoDB Local suite skipped in -short mode")
+	}
+	dynamolocal.Endpoint(t) // skip or fail loudly before any subtest
+	testserver.RunSDKSuite(t, newDynamoServer)
+}
+
+func newDynamoServer(t *testing.T) *testserver.Server {
+	client := dynamolocal.Client(t)
+	st, err := dynamostore.New(dynamolocal.Context(t, 2*time.Minute), client, dynamostore.Options{
+		TablePrefix: dynamolocal.UniqueName("sdk") + "-",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return testserver.New(t, testserver.WithStore(st), testserver.WithHashOrderedPartitions())
+}
