@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
@@ -232,42 +232,34 @@ func TestEntityKeyOrder(t *testing.T) {
 	}
 }
 
-func TestEntitySize(t *testing.T) {
+func TestCheckMergedLimits(t *testing.T) {
+	props := func(n int, value edm.Value) map[string]edm.Value {
+		p := make(map[string]edm.Value, n)
+		for i := range n {
+			p[fmt.Sprintf("P%03d", i)] = value
+		}
+		return p
+	}
+	bin := func(n int) edm.Value { return edm.NewBinary(make([]byte, n)) }
 	cases := []struct {
 		name string
 		e    *model.Entity
-		want int
+		want error // nil: within the limits
 	}{
-		{"KeysOnly", entity("ab", "c", time.Time{}, nil), 4 + 2*3},
-		{"SurrogatePairsCountTwice", entity("😀", "", time.Time{}, nil), 4 + 2*2},
-		{"EveryType", entity("", "", time.Time{}, map[string]edm.Value{
-			"S": edm.NewString("héllo"),                              // 8+2 + 4+10
-			"B": edm.NewBinary([]byte{1, 2, 3}),                      // 8+2 + 4+3
-			"G": edm.NewGuid("00000000-0000-0000-0000-000000000000"), // 8+2 + 16
-			"D": edm.NewDateTime(time.Unix(0, 0)),                    // 8+2 + 8
-			"F": edm.NewDouble(1),                                    // 8+2 + 8
-			"L": edm.NewInt64(1),                                     // 8+2 + 8
-			"I": edm.NewInt32(1),                                     // 8+2 + 4
-			"T": edm.NewBoolean(true),                                // 8+2 + 1
-		}), 4 + 8*10 + 14 + 7 + 16 + 8 + 8 + 8 + 4 + 1},
+		{"MaxProperties", entity("", "", time.Time{}, props(model.MaxProperties, edm.NewBoolean(true))), nil},
+		{"OneTooMany", entity("", "", time.Time{}, props(model.MaxProperties+1, edm.NewBoolean(true))), store.ErrTooManyProperties},
+		// 16 binaries of 64 KiB: 16 * (8 + 2*4 + 4 + 65536) = 1,048,896 bytes,
+		// plus 4: just over 1 MiB.
+		{"JustOverOneMiB", entity("", "", time.Time{}, props(16, bin(64<<10))), store.ErrEntityTooLarge},
+		{"JustUnderOneMiB", entity("", "", time.Time{}, props(16, bin(64<<10-24))), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := entitySize(c.e); got != c.want {
-				t.Errorf("entitySize = %d; want %d", got, c.want)
+			err := checkMergedLimits(c.e)
+			if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+				t.Errorf("checkMergedLimits = %v; want %v (size %d)", err, c.want, model.EntitySize(c.e))
 			}
 		})
-	}
-	big := entity("", "", time.Time{}, map[string]edm.Value{"B": edm.NewBinary(make([]byte, maxEntitySize))})
-	if err := checkMergedLimits(big); !errors.Is(err, store.ErrEntityTooLarge) {
-		t.Errorf("checkMergedLimits(>1 MiB) = %v", err)
-	}
-	many := entity("", "", time.Time{}, map[string]edm.Value{})
-	for i := range maxCustomProperties + 1 {
-		many.Properties[strings.Repeat("p", i+1)] = edm.NewBoolean(true)
-	}
-	if err := checkMergedLimits(many); !errors.Is(err, store.ErrTooManyProperties) {
-		t.Errorf("checkMergedLimits(253 properties) = %v", err)
 	}
 }
 
