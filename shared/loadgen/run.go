@@ -89,7 +89,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	fmt.Fprintf(r.progress, "bench: creating table %s at %s\n", table, base)
 	w := r.newWorker(-1)
 	if err := w.createTable(ctx); err != nil {
-		return nil, fmt.Errorf("%w (table %s)", err, table)
+		var se *statusError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%w (table %s)", err, table) // already says "create table"
+		}
+		return nil, fmt.Errorf("create table %s: %w", table, err)
 	}
 	runErr := r.runPhases(ctx, report)
 	if cfg.KeepTable {
