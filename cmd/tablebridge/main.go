@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sort"
 )
 
 // subcommands maps each subcommand to its entry point. Each lives in its own
@@ -71,7 +72,12 @@ func run(args []string) error {
 func printUsage() {
 	fmt.Fprintln(os.Stderr, "usage: tablebridge <subcommand> [flags]")
 	fmt.Fprintln(os.Stderr)
-	for name, sc := range subcommands {
-		fmt.Fprintf(os.Stderr, "  %-8s %s\n", name, sc.usage)
+	names := make([]string, 0, len(subcommands))
+	for name := range subcommands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(os.Stderr, "  %-8s %s\n", name, subcommands[name].usage)
 	}
 }
