@@ -154,17 +154,26 @@ func (env *testEnv) rawItems(pk string) []item {
 	if err != nil {
 		env.t.Fatal(err)
 	}
-	out, err := env.s.db.Query(env.ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(phys),
-		ConsistentRead:            aws.Bool(true),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPartitionKey},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(encodeKey(pk))},
-	})
-	if err != nil {
-		env.t.Fatalf("raw Query: %v", err)
+	var items []item
+	var start item
+	for {
+		out, err := env.s.db.Query(env.ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(phys),
+			ConsistentRead:            aws.Bool(true),
+			KeyConditionExpression:    aws.String("#pk = :pk"),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPartitionKey},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(encodeKey(pk))},
+			ExclusiveStartKey:         start,
+		})
+		if err != nil {
+			env.t.Fatalf("raw Query: %v", err)
+		}
+		items = append(items, out.Items...)
+		if out.LastEvaluatedKey == nil {
+			return items
+		}
+		start = out.LastEvaluatedKey
 	}
-	return out.Items
 }
 
 // callCounter counts API calls (not HTTP attempts) per operation, through
@@ -196,4 +205,8 @@ func (c *callCounter) take() map[string]int {
 	got := c.calls
 	c.calls = map[string]int{}
 	return got
+}
+
+func contextWithTimeout(env *testEnv, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(env.ctx, d)
 }

@@ -62,6 +62,7 @@ type plan struct {
 	// merge: the sent properties, sorted by name, and their stored values
 	mergeNames  []string
 	mergeValues []types.AttributeValue
+	patchSize   int // the estimated item size of the sent properties
 	// known is the stored version, set after a failed attempt revealed it;
 	// the next attempt is conditioned on exactly that version.
 	known *storedVersion
@@ -87,6 +88,13 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 		p, err := newPlan(i, op)
 		if err != nil {
 			return &store.OpError{Index: i, Err: err}
+		}
+		if p.patchSize > itemBudget {
+			// The sent properties alone outgrow one item: an UpdateItem
+			// cannot work, so merge from the stored entity right away.
+			if err := s.resolve(ctx, phys, p, failure{op: i, tooLarge: true}); err != nil {
+				return &store.OpError{Index: i, Err: err}
+			}
 		}
 		plans[i] = p
 	}
@@ -183,6 +191,7 @@ func newPlan(i int, op store.Op) (*plan, error) {
 				return nil, err
 			}
 			p.mergeValues[i] = av
+			p.patchSize += len(name) + valueSize(av)
 		}
 	case store.OpDelete:
 	default:

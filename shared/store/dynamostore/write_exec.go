@@ -75,10 +75,11 @@ func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem, owner i
 	return nil, mapErr("write entity", err)
 }
 
-// isItemTooLarge recognizes DynamoDB's answer to an update whose result
-// exceeds 400 KB: "Item size to update has exceeded the maximum allowed size".
+// isItemTooLarge recognizes DynamoDB's answers to an update too large for
+// one request or item: "Item size to update has exceeded the maximum allowed
+// size", "Expression size has exceeded the maximum allowed size".
 func isItemTooLarge(err error) bool {
-	return isCode(err, "ValidationException") && strings.Contains(strings.ToLower(err.Error()), "item size")
+	return isCode(err, "ValidationException") && strings.Contains(strings.ToLower(err.Error()), "size has exceeded")
 }
 
 // writeTransaction runs the actions as one TransactWriteItems and reports
