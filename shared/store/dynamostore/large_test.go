@@ -82,7 +82,9 @@ func TestLargeEntities(t *testing.T) {
 		{"DeleteMissingCondition", func() store.Op {
 			return store.Op{Kind: store.OpDelete, Entity: newEntity("big", "e", nil), Cond: store.CondTimestamp, Timestamp: testTime}
 		}, map[string]int{"DeleteItem": 1}, store.ErrConditionFailed, 2, nil},
-		{"Delete", func() store.Op { return store.Op{Kind: store.OpDelete, Entity: newEntity("big", "e", nil), Cond: store.CondExists} },
+		{"Delete", func() store.Op {
+			return store.Op{Kind: store.OpDelete, Entity: newEntity("big", "e", nil), Cond: store.CondExists}
+		},
 			map[string]int{"DeleteItem": 1, "TransactWriteItems": 1}, nil, 0, nil},
 		{"MergeUpsertLarge", func() store.Op { return store.Op{Kind: store.OpMerge, Entity: newEntity("big", "e", nearOneMiB())} },
 			// The patch alone outgrows an item: no UpdateItem is tried; the
