@@ -1,0 +1,177 @@
+package testserver
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+)
+
+// suiteServiceSettings covers the table ACL at its limit of five stored
+// access policies ("Set Table ACL"), the service properties document in
+// full ("Set Table Service Properties", "Get Table Service Properties")
+// and "Get Table Service Stats".
+func suiteServiceSettings(t *testing.T, newServer func(t *testing.T) *Server) {
+	srv := newServer(t)
+	sc := srv.ServiceClient(t)
+
+	t.Run("ACLOfFivePolicies", func(t *testing.T) {
+		c := newTable(t, sc, "")
+		table := TableName(t, "")
+		start := time.Date(2025, 3, 1, 8, 30, 0, 0, time.UTC)
+		perms := []string{"r", "a", "u", "d", "raud"}
+		acl := make([]*aztables.SignedIdentifier, len(perms))
+		for i, p := range perms {
+			acl[i] = &aztables.SignedIdentifier{ID: to.Ptr(fmt.Sprintf("policy%d", i)), AccessPolicy: &aztables.AccessPolicy{
+				Start: to.Ptr(start.Add(time.Duration(i) * time.Hour)), Expiry: to.Ptr(start.Add(time.Duration(i+24) * time.Hour)), Permission: to.Ptr(p)}}
+		}
+		if _, err := c.SetAccessPolicy(ctxFor(t), &aztables.SetAccessPolicyOptions{TableACL: acl}); err != nil {
+			t.Fatalf("SetAccessPolicy with 5 policies: %v", err)
+		}
+		wantACL := func(t *testing.T) {
+			t.Helper()
+			got, err := c.GetAccessPolicy(ctxFor(t), nil)
+			if err != nil {
+				t.Fatalf("GetAccessPolicy: %v", err)
+			}
+			if len(got.SignedIdentifiers) != len(acl) {
+				t.Fatalf("got %d policies, want %d", len(got.SignedIdentifiers), len(acl))
+			}
+			for i, want := range acl {
+				g := got.SignedIdentifiers[i]
+				if g.ID == nil || *g.ID != *want.ID || g.AccessPolicy == nil || g.AccessPolicy.Permission == nil ||
+					*g.AccessPolicy.Permission != *want.AccessPolicy.Permission ||
+					g.AccessPolicy.Start == nil || !g.AccessPolicy.Start.Equal(*want.AccessPolicy.Start) ||
+					g.AccessPolicy.Expiry == nil || !g.AccessPolicy.Expiry.Equal(*want.AccessPolicy.Expiry) {
+					t.Errorf("policy %d: got %s, want %s", i, toString(g), toString(want))
+				}
+			}
+		}
+		wantACL(t)
+
+		// A sixth policy is refused and the five stay. aztables sends the
+		// six and, on the 400, replaces the service's error with its own.
+		six := append(append([]*aztables.SignedIdentifier{}, acl...), &aztables.SignedIdentifier{ID: to.Ptr("policy5"),
+			AccessPolicy: &aztables.AccessPolicy{Expiry: to.Ptr(start.Add(48 * time.Hour)), Permission: to.Ptr("r")}})
+		_, err := c.SetAccessPolicy(ctxFor(t), &aztables.SetAccessPolicyOptions{TableACL: six})
+		var re *azcore.ResponseError
+		if err == nil || errors.As(err, &re) && re.StatusCode < 400 {
+			t.Errorf("SetAccessPolicy with 6 policies: %v, want an error", err)
+		}
+		var body strings.Builder
+		body.WriteString(`<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers>`)
+		for i := range 6 {
+			fmt.Fprintf(&body, `<SignedIdentifier><Id>raw%d</Id><AccessPolicy><Start>2025-03-01T00:00:00.0000000Z</Start>`+
+				`<Expiry>2025-03-02T00:00:00.0000000Z</Expiry><Permission>r</Permission></AccessPolicy></SignedIdentifier>`, i)
+		}
+		body.WriteString(`</SignedIdentifiers>`)
+		resp := srv.Do(t, Request{Method: http.MethodPut, Path: "/" + table, RawQuery: "comp=acl", Body: []byte(body.String()),
+			Header: http.Header{"Content-Type": {"application/xml"}}})
+		wantXMLError(t, resp, http.StatusBadRequest, "InvalidXmlDocument")
+		commonHeaders(t, resp)
+		wantACL(t)
+	})
+
+	t.Run("PropertiesRoundTrip", func(t *testing.T) {
+		want := aztables.ServiceProperties{
+			Logging: &aztables.Logging{Version: to.Ptr("1.0"), Delete: to.Ptr(true), Read: to.Ptr(true), Write: to.Ptr(false),
+				RetentionPolicy: &aztables.RetentionPolicy{Enabled: to.Ptr(true), Days: to.Ptr(int32(30))}},
+			HourMetrics: &aztables.Metrics{Version: to.Ptr("1.0"), Enabled: to.Ptr(true), IncludeAPIs: to.Ptr(false),
+				RetentionPolicy: &aztables.RetentionPolicy{Enabled: to.Ptr(true), Days: to.Ptr(int32(365))}},
+			MinuteMetrics: &aztables.Metrics{Version: to.Ptr("1.0"), Enabled: to.Ptr(true), IncludeAPIs: to.Ptr(true),
+				RetentionPolicy: &aztables.RetentionPolicy{Enabled: to.Ptr(true), Days: to.Ptr(int32(1))}},
+			Cors: []*aztables.CorsRule{
+				{AllowedOrigins: to.Ptr("https://app.example.com,https://admin.example.com"), AllowedMethods: to.Ptr("GET,POST,PUT,PATCH,MERGE,DELETE"),
+					AllowedHeaders: to.Ptr("x-ms-meta-*,x-ms-version,content-type"), ExposedHeaders: to.Ptr("x-ms-request-id,etag"), MaxAgeInSeconds: to.Ptr(int32(3600))},
+				{AllowedOrigins: to.Ptr("*"), AllowedMethods: to.Ptr("GET"), AllowedHeaders: to.Ptr("*"), ExposedHeaders: to.Ptr("*"), MaxAgeInSeconds: to.Ptr(int32(0))},
+			},
+		}
+		if _, err := sc.SetProperties(ctxFor(t), want, nil); err != nil {
+			t.Fatalf("SetProperties: %v", err)
+		}
+		wantProps := func(t *testing.T, want aztables.ServiceProperties) {
+			t.Helper()
+			got, err := sc.GetProperties(ctxFor(t), nil)
+			if err != nil {
+				t.Fatalf("GetProperties: %v", err)
+			}
+			for _, section := range []struct {
+				name      string
+				got, want any
+			}{
+				{"Logging", got.Logging, want.Logging},
+				{"HourMetrics", got.HourMetrics, want.HourMetrics},
+				{"MinuteMetrics", got.MinuteMetrics, want.MinuteMetrics},
+				{"Cors", got.Cors, want.Cors},
+			} {
+				if !reflect.DeepEqual(section.got, section.want) {
+					t.Errorf("%s: got %s, want %s", section.name, toString(section.got), toString(section.want))
+				}
+			}
+		}
+		wantProps(t, want)
+
+		// "If an element is not specified ... the existing setting is
+		// kept": a document with only Cors changes only the rules.
+		onlyCors := aztables.ServiceProperties{Cors: []*aztables.CorsRule{{AllowedOrigins: to.Ptr("https://only.example"),
+			AllowedMethods: to.Ptr("GET"), AllowedHeaders: to.Ptr(""), ExposedHeaders: to.Ptr(""), MaxAgeInSeconds: to.Ptr(int32(5))}}}
+		if _, err := sc.SetProperties(ctxFor(t), onlyCors, nil); err != nil {
+			t.Fatalf("SetProperties with only Cors: %v", err)
+		}
+		merged := want
+		merged.Cors = onlyCors.Cors
+		wantProps(t, merged)
+
+		// Invalid documents are refused whole: six CORS rules ("up to five
+		// CORS rules"), or a method CORS does not know.
+		six := aztables.ServiceProperties{Logging: &aztables.Logging{Version: to.Ptr("1.0"), Delete: to.Ptr(false), Read: to.Ptr(false), Write: to.Ptr(false),
+			RetentionPolicy: &aztables.RetentionPolicy{Enabled: to.Ptr(false)}}}
+		for i := range 6 {
+			six.Cors = append(six.Cors, &aztables.CorsRule{AllowedOrigins: to.Ptr(fmt.Sprintf("https://o%d.example", i)),
+				AllowedMethods: to.Ptr("GET"), AllowedHeaders: to.Ptr(""), ExposedHeaders: to.Ptr(""), MaxAgeInSeconds: to.Ptr(int32(1))})
+		}
+		badMethod := aztables.ServiceProperties{Cors: []*aztables.CorsRule{{AllowedOrigins: to.Ptr("https://x.example"),
+			AllowedMethods: to.Ptr("TRACE"), AllowedHeaders: to.Ptr(""), ExposedHeaders: to.Ptr(""), MaxAgeInSeconds: to.Ptr(int32(1))}}}
+		for _, tc := range []struct {
+			name string
+			doc  aztables.ServiceProperties
+		}{{"SixRules", six}, {"UnknownMethod", badMethod}} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := sc.SetProperties(ctxFor(t), tc.doc, nil)
+				wantError(t, err, http.StatusBadRequest, "InvalidXmlDocument")
+			})
+		}
+		wantProps(t, merged)
+	})
+
+	t.Run("Statistics", func(t *testing.T) {
+		before := time.Now().Add(-time.Minute)
+		stats, err := sc.GetStatistics(ctxFor(t), nil)
+		if err != nil {
+			t.Fatalf("GetStatistics: %v", err)
+		}
+		g := stats.GeoReplication
+		if g == nil || g.Status == nil || *g.Status != aztables.GeoReplicationStatusLive || g.LastSyncTime == nil || g.LastSyncTime.Before(before) {
+			t.Errorf("GeoReplication %s, want live and synced now", toString(g))
+		}
+		resp := srv.Do(t, Request{Method: http.MethodGet, RawQuery: "restype=service&comp=stats", Path: "/",
+			Header: http.Header{"Accept": {"application/xml"}}})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(resp.Body), "<StorageServiceStats>") {
+			t.Errorf("raw stats: %d %s", resp.StatusCode, truncate(resp.Body))
+		}
+		commonHeaders(t, resp)
+		// Stats are read-only: PUT is not an operation of the service.
+		put := srv.Do(t, Request{Method: http.MethodPut, RawQuery: "restype=service&comp=stats", Path: "/", Body: []byte("<x/>"),
+			Header: http.Header{"Content-Type": {"application/xml"}}})
+		if put.StatusCode < 400 || put.StatusCode >= 500 {
+			t.Errorf("PUT stats: %d %s, want a 4xx", put.StatusCode, truncate(put.Body))
+		}
+	})
+}
