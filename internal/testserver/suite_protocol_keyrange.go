@@ -1,7 +1,7 @@
 package testserver
 
 import (
-		"net/http"
+	"net/http"
 	"strings"
 	"testing"
 
