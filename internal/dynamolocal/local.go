@@ -121,15 +121,23 @@ func Start(ctx context.Context) (*Instance, error) {
 }
 
 func launch(ctx context.Context, java, dir string, port int) (*Instance, error) {
+	// DynamoDB Local writes dynamodb-local-metadata.json into its working
+	// directory even with -inMemory; keep it out of the source tree.
+	work, err := os.MkdirTemp("", "dynamolocal-")
+	if err != nil {
+		return nil, fmt.Errorf("dynamolocal: %w", err)
+	}
 	cmd := exec.Command(java,
 		"-Djava.library.path="+filepath.Join(dir, "DynamoDBLocal_lib"),
 		"-jar", filepath.Join(dir, "DynamoDBLocal.jar"),
 		"-inMemory", "-port", strconv.Itoa(port))
+	cmd.Dir = work
 	out := &tailBuffer{max: 8 << 10}
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
+		os.RemoveAll(work)
 		return nil, fmt.Errorf("dynamolocal: starting java: %w", err)
 	}
 	inst := &Instance{
@@ -141,6 +149,7 @@ func launch(ctx context.Context, java, dir string, port int) (*Instance, error) 
 	}
 	go func() {
 		inst.waitErr = cmd.Wait()
+		os.RemoveAll(work)
 		close(inst.exited)
 	}()
 	if err := inst.waitReady(ctx); err != nil {

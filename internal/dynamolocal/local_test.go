@@ -113,6 +113,9 @@ func TestStartStop(t *testing.T) {
 	if _, err := client.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
 		t.Fatalf("ListTables: %v", err)
 	}
+	if _, err := os.Stat("dynamodb-local-metadata.json"); err == nil {
+		t.Error("DynamoDB Local wrote its metadata file into the working directory")
+	}
 	inst.Stop()
 	inst.Stop() // idempotent
 	select {
