@@ -46,4 +46,3 @@ func (d *dynamoFlags) open(ctx context.Context) (store.Store, error) {
 	}
 	return st, nil
 }
-

@@ -2,7 +2,7 @@ package httpapi
 
 import (
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,14 +48,15 @@ func (enc *entityEncoder) appendEntity(b []byte, e *model.Entity, single bool) [
 			b = edm.AppendString(b, enc.account+"."+enc.table)
 			b = append(b, `,"odata.id":`...)
 			b = edm.AppendString(b, enc.baseURL+"/"+self)
-			b = append(b, `,"odata.etag":`...)
-			b = edm.AppendString(b, tables.ETag(e.Timestamp))
-			b = append(b, `,"odata.editLink":`...)
+			b = append(b, `,"odata.etag":"`...)
+			b = tables.AppendETag(b, e.Timestamp, true)
+			b = append(b, `","odata.editLink":`...)
 			b = edm.AppendString(b, self)
 		} else {
 			sep()
-			b = append(b, `"odata.etag":`...)
-			b = edm.AppendString(b, tables.ETag(e.Timestamp))
+			b = append(b, `"odata.etag":"`...)
+			b = tables.AppendETag(b, e.Timestamp, true)
+			b = append(b, '"')
 		}
 	}
 	if enc.sel == nil {
@@ -69,7 +70,7 @@ func (enc *entityEncoder) appendEntity(b []byte, e *model.Entity, single bool) [
 		for name := range e.Properties {
 			enc.names = append(enc.names, name)
 		}
-		sort.Strings(enc.names)
+		slices.Sort(enc.names)
 		for _, name := range enc.names {
 			b = append(b, ',')
 			b = edm.AppendProperty(b, name, e.Properties[name], enc.level)

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -11,6 +12,19 @@ func TestETagRoundTrip(t *testing.T) {
 	const want = `W/"datetime'2024-12-23T09%3A20%3A10.1623783Z'"`
 	if got != want {
 		t.Fatalf("ETag = %s, want %s", got, want)
+	}
+	if esc := string(AppendETag(nil, ts, true)); esc != `W/\"datetime'2024-12-23T09%3A20%3A10.1623783Z'\"` {
+		t.Fatalf("escaped ETag = %s", esc)
+	}
+	for _, edge := range []time.Time{
+		time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC),
+		time.Date(2024, 2, 29, 23, 59, 59, 100, time.FixedZone("x", 3600)),
+	} {
+		want := `W/"datetime'` + strings.ReplaceAll(edge.UTC().Format("2006-01-02T15:04:05.0000000Z"), ":", "%3A") + `'"`
+		if got := ETag(edge); got != want {
+			t.Errorf("ETag(%v) = %s, want %s", edge, got, want)
+		}
 	}
 	back, ok := parseETag(got)
 	if !ok || !back.Equal(ts) {
