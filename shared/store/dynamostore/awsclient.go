@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -32,21 +32,15 @@ const defaultRegion = "us-east-1"
 // process (Lambda init), not per request.
 func NewClient(ctx context.Context, opts ClientOptions) (*dynamodb.Client, error) {
 	loadOpts := []func(*config.LoadOptions) error{
-		config.WithHTTPClient(&http.Client{
-			Timeout: 30 * time.Second,
-			Transport: &http.Transport{
-				Proxy:               http.ProxyFromEnvironment,
-				MaxIdleConns:        256,
-				MaxIdleConnsPerHost: 256,
-				IdleConnTimeout:     90 * time.Second,
-				ForceAttemptHTTP2:   true,
-			},
-		}),
-		// Throttling is retried a few times with backoff; what remains
-		// becomes 503 ServerBusy, which the Azure SDKs retry themselves.
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxAttempts = 3 })
-		}),
+		// A BuildableClient, not a plain *http.Client: the config loader
+		// must be able to add a custom CA bundle (AWS_CA_BUNDLE) to it.
+		config.WithHTTPClient(awshttp.NewBuildableClient().
+			WithTimeout(30 * time.Second).
+			WithTransportOptions(func(tr *http.Transport) {
+				tr.MaxIdleConns = 256
+				tr.MaxIdleConnsPerHost = 256
+				tr.IdleConnTimeout = 90 * time.Second
+			})),
 	}
 	if opts.Region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
@@ -63,7 +57,9 @@ func NewClient(ctx context.Context, opts ClientOptions) (*dynamodb.Client, error
 			cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
 		}
 	}
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+	// Configure: throttling is retried a few times with short backoff; what
+	// remains becomes 503 ServerBusy, which the Azure SDKs retry themselves.
+	return dynamodb.NewFromConfig(cfg, Configure, func(o *dynamodb.Options) {
 		if opts.Endpoint != "" {
 			o.BaseEndpoint = aws.String(opts.Endpoint)
 			// DynamoDB Local's error responses carry no CRC32 checksum.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -48,9 +49,14 @@ func mapErr(op string, err error) error {
 		return nil
 	}
 	code := apiCode(err)
+	var quota ratelimit.QuotaExceededError
 	switch {
 	case throttleCodes[code]:
 		return fmt.Errorf("dynamostore: %s: DynamoDB throttled the request (%s): %w", op, code, store.ErrBusy)
+	case errors.As(err, &quota):
+		// The SDK's client-side retry quota ran dry after many throttles
+		// or timeouts (a client built without Configure).
+		return fmt.Errorf("dynamostore: %s: %w: %w", op, store.ErrBusy, err)
 	case code == "ResourceNotFoundException":
 		return fmt.Errorf("dynamostore: %s: %w", op, store.ErrTableNotFound)
 	case errors.Is(err, context.DeadlineExceeded):

@@ -3,11 +3,13 @@ package dynamostore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -30,6 +32,7 @@ func TestMapErr(t *testing.T) {
 		{"RequestLimitExceeded", op(&types.RequestLimitExceeded{}), store.ErrBusy},
 		{"LimitExceeded", op(&types.LimitExceededException{}), store.ErrBusy},
 		{"TransactionConflict", op(&types.TransactionConflictException{}), store.ErrBusy},
+		{"RetryQuotaExceeded", op(fmt.Errorf("failed to get rate limit token, %w", ratelimit.QuotaExceededError{Available: 0, Requested: 5})), store.ErrBusy},
 		{"ResourceNotFound", op(&types.ResourceNotFoundException{}), store.ErrTableNotFound},
 		{"Deadline", op(context.DeadlineExceeded), store.ErrUnavailable},
 		{"Canceled", op(context.Canceled), store.ErrUnavailable},
