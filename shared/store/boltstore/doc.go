@@ -16,7 +16,10 @@
 //
 // An entity key is PartitionKey + "\x00" + RowKey. bbolt orders keys by their
 // bytes and UTF-8 byte order is code point order, so a cursor walks entities
-// by PartitionKey, then RowKey, in ordinal order, as Azure returns them. Azure
+// by PartitionKey, then RowKey, in ordinal order, as Azure returns them. (Code
+// point order is also Go's string order, which $filter bounds use; it differs
+// from UTF-16 code unit order only between U+E000..U+FFFF and characters
+// beyond U+FFFF, which a .NET ordinal comparison would put first.) Azure
 // forbids control characters in keys (U+0000 to U+001F, see "Understanding
 // the Table service data model"), so the separator cannot occur in a valid
 // PartitionKey, and a short PartitionKey that is a prefix of a longer one
