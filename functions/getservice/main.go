@@ -1,0 +1,20 @@
+// Command getservice is the Lambda function serving GET /{account}/?restype=service: Get Table Service Properties and Stats.
+// It is wiring only; shared/lambdafn does the work and template.yaml
+// routes API Gateway to it.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/tablebridge/tablebridge/shared/lambdafn"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "getservice:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error { return lambdafn.Main("getservice") }

@@ -1,0 +1,20 @@
+// Command preflight is the Lambda function serving CORS preflight (OPTIONS on every resource).
+// It is wiring only; shared/lambdafn does the work and template.yaml
+// routes API Gateway to it.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/tablebridge/tablebridge/shared/lambdafn"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "preflight:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error { return lambdafn.Main("preflight") }

@@ -1,0 +1,135 @@
+package lambdafn
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
+)
+
+// Environment variables a function reads at init. template.yaml sets them.
+const (
+	// EnvAccountName is the storage account the deployment serves (Azure's
+	// rule: 3 to 24 lower-case letters and digits).
+	EnvAccountName = "TABLEBRIDGE_ACCOUNT_NAME"
+	// EnvTablePrefix starts every DynamoDB table name of the deployment.
+	EnvTablePrefix = "TABLEBRIDGE_TABLE_PREFIX"
+	// EnvCatalogTable names the catalog table; TablePrefix + "catalog"
+	// when empty. template.yaml creates it.
+	EnvCatalogTable = "TABLEBRIDGE_CATALOG_TABLE"
+	// EnvKeysSecret is the ARN or name of the Secrets Manager secret that
+	// holds the account keys (see ParseKeySecret).
+	EnvKeysSecret = "TABLEBRIDGE_ACCOUNT_KEYS_SECRET"
+	// EnvUseEmulatorKey, when true, serves the storage emulator's public
+	// account devstoreaccount1 instead of reading a secret: for sam local
+	// against DynamoDB Local only.
+	EnvUseEmulatorKey = "TABLEBRIDGE_USE_EMULATOR_KEY"
+	// EnvDynamoDBEndpoint overrides the DynamoDB endpoint (DynamoDB Local);
+	// empty means AWS. It is the variable make test exports too.
+	EnvDynamoDBEndpoint = "TABLEBRIDGE_DYNAMODB_ENDPOINT"
+	// EnvLogLevel is debug, info (the default), warn or error.
+	EnvLogLevel = "TABLEBRIDGE_LOG_LEVEL"
+	// envLambdaLogLevel is Lambda's own log level setting (advanced logging
+	// controls), used when EnvLogLevel is unset.
+	envLambdaLogLevel = "AWS_LAMBDA_LOG_LEVEL"
+)
+
+// Config is a function's configuration, read once at init.
+type Config struct {
+	AccountName      string
+	TablePrefix      string
+	CatalogTable     string
+	KeysSecret       string
+	UseEmulatorKey   bool
+	DynamoDBEndpoint string
+	LogLevel         slog.Level
+}
+
+// LoadConfig reads the configuration through getenv (os.Getenv in a
+// function) and reports every problem at once.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	c := Config{
+		AccountName:      strings.TrimSpace(getenv(EnvAccountName)),
+		TablePrefix:      strings.TrimSpace(getenv(EnvTablePrefix)),
+		CatalogTable:     strings.TrimSpace(getenv(EnvCatalogTable)),
+		KeysSecret:       strings.TrimSpace(getenv(EnvKeysSecret)),
+		DynamoDBEndpoint: strings.TrimSpace(getenv(EnvDynamoDBEndpoint)),
+	}
+	var errs []error
+	if v := strings.TrimSpace(getenv(EnvUseEmulatorKey)); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: want true or false", EnvUseEmulatorKey, v))
+		}
+		c.UseEmulatorKey = b
+	}
+	if c.TablePrefix == "" {
+		errs = append(errs, fmt.Errorf("%s is not set", EnvTablePrefix))
+	}
+	if c.CatalogTable == "" {
+		c.CatalogTable = c.TablePrefix + "catalog"
+	}
+	switch {
+	case c.UseEmulatorKey:
+		if c.KeysSecret != "" {
+			errs = append(errs, fmt.Errorf("%s and %s=true exclude each other", EnvKeysSecret, EnvUseEmulatorKey))
+		}
+		if c.AccountName == "" {
+			c.AccountName = auth.DevStoreAccountName
+		}
+		if c.AccountName != auth.DevStoreAccountName {
+			errs = append(errs, fmt.Errorf("%s=true serves %s only, not %q", EnvUseEmulatorKey, auth.DevStoreAccountName, c.AccountName))
+		}
+	case c.KeysSecret == "":
+		errs = append(errs, fmt.Errorf("%s is not set (the Secrets Manager secret of the account keys)", EnvKeysSecret))
+	}
+	if !validAccountName(c.AccountName) {
+		errs = append(errs, fmt.Errorf("%s=%q: an account name is 3 to 24 lower-case letters and digits", EnvAccountName, c.AccountName))
+	}
+	level, err := parseLogLevel(getenv(EnvLogLevel), getenv(envLambdaLogLevel))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.LogLevel = level
+	if len(errs) > 0 {
+		return Config{}, fmt.Errorf("lambdafn: configuration: %w", errors.Join(errs...))
+	}
+	return c, nil
+}
+
+// validAccountName is Azure's rule for storage account names.
+func validAccountName(s string) bool {
+	if len(s) < 3 || len(s) > 24 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseLogLevel reads ours, else Lambda's level (TRACE..FATAL), else info.
+func parseLogLevel(ours, lambdas string) (slog.Level, error) {
+	if v := strings.TrimSpace(ours); v != "" {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(v)); err != nil {
+			return slog.LevelInfo, fmt.Errorf("%s=%q: want debug, info, warn or error", EnvLogLevel, v)
+		}
+		return l, nil
+	}
+	switch strings.ToUpper(strings.TrimSpace(lambdas)) {
+	case "TRACE", "DEBUG":
+		return slog.LevelDebug, nil
+	case "WARN":
+		return slog.LevelWarn, nil
+	case "ERROR", "FATAL":
+		return slog.LevelError, nil
+	}
+	return slog.LevelInfo, nil
+}

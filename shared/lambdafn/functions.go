@@ -1,0 +1,224 @@
+package lambdafn
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+)
+
+// API Gateway resources (route templates). Path parameters are whole
+// segments and literal path parts may only hold [A-Za-z0-9._-], so
+// "Tables('t')", "t()", "t(PartitionKey='a',RowKey='b')" and "$batch" all
+// land on ResourceAny; only "Tables" is a literal. A REST API routes
+// "/acct/" (the service endpoint the SDKs call, with a trailing slash) to
+// ResourceAccount as well: it ignores one trailing slash.
+const (
+	ResourceAccount = "/{account}"
+	ResourceTables  = "/{account}/Tables"
+	ResourceAny     = "/{account}/{resource}"
+)
+
+// MethodAny is API Gateway's catch-all method: it receives every method
+// not declared on its resource.
+const MethodAny = "ANY"
+
+// Route is one API Gateway method: an HTTP method on a resource.
+type Route struct {
+	Method   string
+	Resource string
+}
+
+func (r Route) String() string { return r.Method + " " + r.Resource }
+
+// Function is one Lambda function: the routes API Gateway sends it, the
+// REST operations those routes carry (named as the handler logs them), and
+// the store methods those operations need. A request for any other
+// operation is answered 405 MethodNotAllowed (see guardStore), and the
+// store methods decide the function's IAM policy (DynamoDBActions).
+type Function struct {
+	// Name is the directory under functions/ and build/.
+	Name string
+	// LogicalID is the AWS::Serverless::Function resource in template.yaml.
+	LogicalID  string
+	Routes     []Route
+	Operations []string
+	// Store lists the store methods beyond the ones every function may
+	// call (baseStoreMethods).
+	Store []StoreMethod
+}
+
+// Operation names, as httpapi logs them.
+const (
+	OpQueryTables           = "QueryTables"
+	OpCreateTable           = "CreateTable"
+	OpDeleteTable           = "DeleteTable"
+	OpGetTable              = "GetTable"
+	OpQueryEntities         = "QueryEntities"
+	OpGetEntity             = "GetEntity"
+	OpInsertEntity          = "InsertEntity"
+	OpUpdateEntity          = "UpdateEntity"
+	OpMergeEntity           = "MergeEntity"
+	OpInsertOrReplaceEntity = "InsertOrReplaceEntity"
+	OpInsertOrMergeEntity   = "InsertOrMergeEntity"
+	OpDeleteEntity          = "DeleteEntity"
+	OpBatch                 = "EntityGroupTransaction"
+	OpGetTableACL           = "GetTableACL"
+	OpSetTableACL           = "SetTableACL"
+	OpGetServiceProperties  = "GetServiceProperties"
+	OpSetServiceProperties  = "SetServiceProperties"
+	OpGetServiceStats       = "GetServiceStats"
+	OpPreflight             = "Preflight"
+)
+
+// functions is the deployment: one function per operation, or per group of
+// operations API Gateway cannot tell apart by method and literal path.
+// template.yaml declares the same functions and routes (a test compares
+// them).
+var functions = []Function{
+	{
+		Name: "querytables", LogicalID: "QueryTablesFunction",
+		Routes:     []Route{{http.MethodGet, ResourceTables}},
+		Operations: []string{OpQueryTables},
+		Store:      []StoreMethod{StoreQueryTables},
+	},
+	{
+		Name: "createtable", LogicalID: "CreateTableFunction",
+		Routes:     []Route{{http.MethodPost, ResourceTables}},
+		Operations: []string{OpCreateTable},
+		Store:      []StoreMethod{StoreCreateTable},
+	},
+	{
+		// GET /acct/t(), /acct/t(PartitionKey=..,RowKey=..), /acct/Tables('t')
+		// and /acct/t?comp=acl differ only inside one path segment or in
+		// the query. HEAD is Get Table ACL's other verb.
+		Name: "readresource", LogicalID: "ReadResourceFunction",
+		Routes:     []Route{{http.MethodGet, ResourceAny}, {http.MethodHead, ResourceAny}},
+		Operations: []string{OpQueryEntities, OpGetEntity, OpGetTable, OpGetTableACL},
+		Store:      []StoreMethod{StoreQueryEntities, StoreGetEntity},
+	},
+	{
+		// POST /acct/t inserts, POST /acct/$batch is a transaction ("$" is
+		// not allowed in a literal path part), and POST with X-HTTP-Method
+		// tunnels MERGE, PUT and DELETE of an entity for legacy clients. A
+		// batch may be a lone GET.
+		Name: "insertorbatch", LogicalID: "InsertOrBatchFunction",
+		Routes: []Route{{http.MethodPost, ResourceAny}},
+		Operations: []string{OpInsertEntity, OpBatch,
+			OpMergeEntity, OpInsertOrMergeEntity, OpUpdateEntity, OpInsertOrReplaceEntity, OpDeleteEntity},
+		Store: []StoreMethod{StoreWrite, StoreGetEntity},
+	},
+	{
+		// PUT on an entity replaces it; PUT /acct/t?comp=acl sets the ACL.
+		Name: "updateentity", LogicalID: "UpdateEntityFunction",
+		Routes:     []Route{{http.MethodPut, ResourceAny}},
+		Operations: []string{OpUpdateEntity, OpInsertOrReplaceEntity, OpSetTableACL},
+		Store:      []StoreMethod{StoreWrite, StoreSetTableACL},
+	},
+	{
+		// PATCH is how current SDKs merge. ANY catches the methods not
+		// declared on the resource, which is where a literal MERGE would
+		// arrive if API Gateway passed it on (see README).
+		Name: "mergeentity", LogicalID: "MergeEntityFunction",
+		Routes:     []Route{{http.MethodPatch, ResourceAny}, {MethodAny, ResourceAny}},
+		Operations: []string{OpMergeEntity, OpInsertOrMergeEntity},
+		Store:      []StoreMethod{StoreWrite},
+	},
+	{
+		// DELETE /acct/Tables('t') and DELETE of an entity.
+		Name: "deleteresource", LogicalID: "DeleteResourceFunction",
+		Routes:     []Route{{http.MethodDelete, ResourceAny}},
+		Operations: []string{OpDeleteEntity, OpDeleteTable},
+		Store:      []StoreMethod{StoreWrite, StoreDeleteTable},
+	},
+	{
+		// GET /acct/?restype=service&comp=properties|stats.
+		Name: "getservice", LogicalID: "GetServiceFunction",
+		Routes:     []Route{{http.MethodGet, ResourceAccount}},
+		Operations: []string{OpGetServiceProperties, OpGetServiceStats},
+	},
+	{
+		Name: "setserviceproperties", LogicalID: "SetServicePropertiesFunction",
+		Routes:     []Route{{http.MethodPut, ResourceAccount}},
+		Operations: []string{OpSetServiceProperties},
+		Store:      []StoreMethod{StoreSetServiceProperties},
+	},
+	{
+		// CORS preflight on every resource; it reads the account's CORS
+		// rules, which every function may.
+		Name: "preflight", LogicalID: "PreflightFunction",
+		Routes: []Route{
+			{http.MethodOptions, ResourceAccount},
+			{http.MethodOptions, ResourceTables},
+			{http.MethodOptions, ResourceAny},
+		},
+		Operations: []string{OpPreflight},
+	},
+}
+
+// Functions returns every function of the deployment, in template order.
+func Functions() []Function {
+	out := make([]Function, len(functions))
+	for i, f := range functions {
+		f.Routes = slices.Clone(f.Routes)
+		f.Operations = slices.Clone(f.Operations)
+		f.Store = slices.Clone(f.Store)
+		out[i] = f
+	}
+	return out
+}
+
+// FunctionByName returns the function named name (its functions/ directory).
+func FunctionByName(name string) (Function, error) {
+	for _, f := range Functions() {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Function{}, fmt.Errorf("lambdafn: no function %q", name)
+}
+
+// Serves reports whether the function serves the operation.
+func (f Function) Serves(operation string) bool { return slices.Contains(f.Operations, operation) }
+
+// StoreMethods returns every store method the function may call: its own
+// and the ones every function needs.
+func (f Function) StoreMethods() []StoreMethod {
+	out := slices.Clone(baseStoreMethods)
+	for _, m := range f.Store {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// RouteFor returns the function and route API Gateway picks for a request
+// with method and a path below the stage (or base path), following the
+// routes of Functions: an explicit method on the resource wins over ANY.
+// params are the path parameters, percent-decoded as API Gateway delivers
+// them.
+func RouteFor(method, path string) (fn Function, route Route, params map[string]string, ok bool) {
+	resource, params, ok := matchResource(path)
+	if !ok {
+		return Function{}, Route{}, nil, false
+	}
+	var anyFn Function
+	haveAny := false
+	for _, f := range Functions() {
+		for _, r := range f.Routes {
+			if r.Resource != resource {
+				continue
+			}
+			if r.Method == method {
+				return f, r, params, true
+			}
+			if r.Method == MethodAny {
+				anyFn, haveAny = f, true
+			}
+		}
+	}
+	if haveAny {
+		return anyFn, Route{MethodAny, resource}, params, true
+	}
+	return Function{}, Route{}, nil, false
+}

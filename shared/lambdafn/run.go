@@ -1,0 +1,155 @@
+package lambdafn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/httpapi"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
+)
+
+// envRuntimeAPI is where Lambda's Runtime API listens (host:port).
+const envRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
+
+// initTimeout bounds init: Lambda allows 10 s for it.
+const initTimeout = 8 * time.Second
+
+// Main runs the function named name (its directory under functions/): it
+// reads the configuration from the environment, builds the clients, reads
+// the account keys and builds the handler, all once, then serves events
+// through the Lambda Runtime API until Lambda stops the process. It returns
+// only when init fails, after reporting the failure to the Runtime API
+// (/runtime/init/error), so Lambda shows the reason instead of a bare exit.
+func Main(name string) error {
+	started := time.Now()
+	api := os.Getenv(envRuntimeAPI)
+	if api == "" {
+		return fmt.Errorf("lambdafn: %s is not set: this program is a Lambda bootstrap; run it in Lambda, sam local, or the functions test harness", envRuntimeAPI)
+	}
+	h, log, err := setup(name, os.Getenv)
+	if err != nil {
+		if rerr := reportInitError(api, err); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return err
+	}
+	log.LogAttrs(context.Background(), slog.LevelInfo, "init",
+		slog.Float64("initMs", float64(time.Since(started).Microseconds())/1000))
+	lambda.Start(h.Invoke)
+	return nil
+}
+
+func setup(name string, getenv func(string) string) (*Handler, *slog.Logger, error) {
+	fn, err := FunctionByName(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := LoadConfig(getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := slog.New(NewLogHandler(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))).
+		With(slog.String("function", fn.Name))
+	ctx, cancel := context.WithTimeout(context.Background(), initTimeout)
+	defer cancel()
+	h, err := Setup(ctx, fn, cfg, log)
+	return h, log, err
+}
+
+// Setup builds fn's handler from cfg: the DynamoDB store (checking that the
+// catalog table is there) and the account keys (from Secrets Manager),
+// concurrently, since both wait on the network.
+func Setup(ctx context.Context, fn Function, cfg Config, log *slog.Logger) (*Handler, error) {
+	var (
+		wg      sync.WaitGroup
+		st      *dynamostore.Store
+		stErr   error
+		account auth.Account
+		keysErr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		st, stErr = openStore(ctx, cfg)
+	}()
+	if cfg.UseEmulatorKey {
+		account = auth.DevStoreAccount()
+	} else {
+		account, keysErr = readAccount(ctx, cfg)
+	}
+	wg.Wait()
+	if err := errors.Join(stErr, keysErr); err != nil {
+		return nil, err
+	}
+	return NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true})
+}
+
+// readAccount reads the account keys from Secrets Manager, with the
+// standard AWS configuration chain (the function's role in Lambda).
+func readAccount(ctx context.Context, cfg Config) (auth.Account, error) {
+	awsCfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return auth.Account{}, fmt.Errorf("lambdafn: load AWS config: %w", err)
+	}
+	return fetchAccount(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.KeysSecret, cfg.AccountName)
+}
+
+// openStore builds the DynamoDB client, with the store's bounded retries and
+// the consumed-capacity middleware, and the store.
+func openStore(ctx context.Context, cfg Config) (*dynamostore.Store, error) {
+	client, err := dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint})
+	if err != nil {
+		return nil, err
+	}
+	client = dynamodb.New(client.Options(), dynamostore.Configure, MeterCapacity)
+	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: cfg.TablePrefix, CatalogTable: cfg.CatalogTable})
+	if err != nil {
+		return nil, fmt.Errorf("lambdafn: DynamoDB store (catalog table %s): %w", cfg.CatalogTable, err)
+	}
+	return st, nil
+}
+
+// reportInitError posts an init failure to the Runtime API ("Initialization
+// error" in the Lambda Runtime API reference); Lambda then logs it and
+// stops the execution environment.
+func reportInitError(api string, initErr error) error {
+	body, _ := json.Marshal(struct {
+		ErrorMessage string `json:"errorMessage"`
+		ErrorType    string `json:"errorType"`
+	}{initErr.Error(), initErrorType})
+	req, err := http.NewRequest(http.MethodPost, "http://"+api+"/2018-06-01/runtime/init/error", bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("lambdafn: report init error: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Lambda-Runtime-Function-Error-Type", initErrorType)
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("lambdafn: report init error: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("lambdafn: report init error: the Runtime API answered %s", resp.Status)
+	}
+	return nil
+}
+
+// initErrorType is the errorType of an init failure.
+const initErrorType = "Runtime.InitError"
