@@ -1,12 +1,8 @@
 package batch
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"io"
 	"mime"
-	"net/textproto"
 	"strings"
 )
 
@@ -41,10 +37,16 @@ func multipartBoundary(contentType string) (string, error) {
 	return boundary, nil
 }
 
+// span is a part of the request body, as offsets into it: the parser
+// keeps offsets so that a part's bytes (an operation's Body) and its text
+// (header values, the URL) come from one copy of the body each.
+type span struct{ start, end int }
+
 // splitMultipart cuts body into the contents of its parts, as delimited by
-// boundary (RFC 2046 §5.1.1). A delimiter is "--" + boundary at the start
-// of a line, followed by optional spaces or tabs and a line break. The line
-// break before a delimiter belongs to the delimiter, not to the part.
+// boundary (RFC 2046 §5.1.1), and appends their spans to parts. A
+// delimiter is "--" + boundary at the start of a line, followed by
+// optional spaces or tabs and a line break. The line break before a
+// delimiter belongs to the delimiter, not to the part.
 //
 // It tolerates what real clients send: bare LF line endings, a preamble,
 // an epilogue, and a last delimiter that lacks the closing "--" but ends
@@ -52,42 +54,55 @@ func multipartBoundary(contentType string) (string, error) {
 //
 // It stops after limit+1 parts: callers only need to know that there are
 // more than limit, and a 4 MiB body of empty parts should not cost more.
-func splitMultipart(body []byte, boundary string, limit int) ([][]byte, error) {
-	delimiter := []byte("--" + boundary)
+func splitMultipart(parts []span, body string, boundary string, limit int) ([]span, error) {
+	delimiter := "--" + boundary
 	pos := findDelimiter(body, delimiter, 0)
 	if pos < 0 {
-		return nil, errNoOpeningBoundary
+		return parts, errNoOpeningBoundary
 	}
-	var parts [][]byte
+	found := 0
 	for {
 		after := body[pos+len(delimiter):]
-		if bytes.HasPrefix(after, []byte("--")) {
+		if strings.HasPrefix(after, "--") {
 			return parts, nil // close delimiter; the epilogue is ignored
 		}
-		rest := bytes.TrimLeft(after, " \t")
-		if len(bytes.Trim(rest, " \t\r\n")) == 0 {
+		rest := trimLeftSpaceTab(after)
+		if isBlank(rest) {
 			// The body ends with a delimiter that lacks "--".
 			return parts, nil
 		}
 		start := len(body) - len(rest) + lineBreakLength(rest)
 		next := findDelimiter(body, delimiter, start)
 		if next < 0 {
-			return nil, errUnterminatedPart
+			return parts, errUnterminatedPart
 		}
-		parts = append(parts, body[start:trimLineBreak(body, start, next)])
-		if len(parts) > limit {
+		parts = append(parts, span{start, trimLineBreak(body, start, next)})
+		found++
+		if found > limit {
 			return parts, nil
 		}
 		pos = next
 	}
 }
 
+// isBlank reports whether s holds only spaces, tabs and line breaks.
+func isBlank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // findDelimiter returns the index of the first delimiter in body at or
 // after from, or -1. A match counts only at the start of a line and only
 // if the rest of its line is "--", padding, or nothing.
-func findDelimiter(body, delimiter []byte, from int) int {
+func findDelimiter(body, delimiter string, from int) int {
 	for from <= len(body) {
-		i := bytes.Index(body[from:], delimiter)
+		i := strings.Index(body[from:], delimiter)
 		if i < 0 {
 			return -1
 		}
@@ -103,20 +118,20 @@ func findDelimiter(body, delimiter []byte, from int) int {
 // delimiterLineEnds reports whether what follows a boundary string makes it
 // a delimiter: "--" (close), or transport padding then a line break or the
 // end of the body.
-func delimiterLineEnds(after []byte) bool {
-	if bytes.HasPrefix(after, []byte("--")) {
+func delimiterLineEnds(after string) bool {
+	if strings.HasPrefix(after, "--") {
 		return true
 	}
-	after = bytes.TrimLeft(after, " \t")
-	return len(after) == 0 || after[0] == '\n' || bytes.HasPrefix(after, []byte("\r\n"))
+	after = trimLeftSpaceTab(after)
+	return len(after) == 0 || after[0] == '\n' || strings.HasPrefix(after, "\r\n")
 }
 
-// lineBreakLength is the length of the line break that b starts with.
-func lineBreakLength(b []byte) int {
+// lineBreakLength is the length of the line break that s starts with.
+func lineBreakLength(s string) int {
 	switch {
-	case bytes.HasPrefix(b, []byte("\r\n")):
+	case strings.HasPrefix(s, "\r\n"):
 		return 2
-	case bytes.HasPrefix(b, []byte("\n")):
+	case strings.HasPrefix(s, "\n"):
 		return 1
 	default:
 		return 0
@@ -125,7 +140,7 @@ func lineBreakLength(b []byte) int {
 
 // trimLineBreak returns the end of the part that runs from start to the
 // delimiter at next, without the line break that precedes the delimiter.
-func trimLineBreak(body []byte, start, next int) int {
+func trimLineBreak(body string, start, next int) int {
 	end := next
 	if end > start && body[end-1] == '\n' {
 		end--
@@ -136,31 +151,14 @@ func trimLineBreak(body []byte, start, next int) int {
 	return end
 }
 
-// readHeaderBlock reads a MIME header block (CRLF or bare LF lines, ended by
-// an empty line) from the front of content and returns the headers and the
-// bytes after the block.
-func readHeaderBlock(content []byte) (textproto.MIMEHeader, []byte, error) {
-	if len(content) == 0 {
-		return nil, nil, errNoHeaderBlock
-	}
-	br := bufio.NewReader(bytes.NewReader(content))
-	header, err := textproto.NewReader(br).ReadMIMEHeader()
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, nil, errNoHeaderBlock
-		}
-		return nil, nil, err
-	}
-	rest, err := io.ReadAll(br)
-	if err != nil {
-		return nil, nil, err
-	}
-	return header, rest, nil
-}
-
 // mediaTypeOf returns the lower-case media type of a Content-Type value, or
 // "" if it does not parse.
 func mediaTypeOf(contentType string) string {
+	// Every operation part says exactly this; mime.ParseMediaType would
+	// allocate a parameter map to tell us so.
+	if contentType == "application/http" {
+		return contentType
+	}
 	mediaType, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return ""

@@ -31,13 +31,13 @@ func TestSplitMultipart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			parts, err := splitMultipart([]byte(tt.body), "b", 10)
+			parts, err := splitMultipart(nil, tt.body, "b", 10)
 			if err != tt.wantErr {
 				t.Fatalf("error = %v, want %v", err, tt.wantErr)
 			}
 			var got []string
 			for _, p := range parts {
-				got = append(got, string(p))
+				got = append(got, tt.body[p.start:p.end])
 			}
 			if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
 				t.Errorf("parts = %q, want %q", got, tt.want)

@@ -1,12 +1,7 @@
 package batch
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"io"
-	"net/http"
-	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -33,89 +28,85 @@ func (e *OperationError) Error() string {
 // Unwrap returns the protocol error, so apierr.As finds it.
 func (e *OperationError) Unwrap() error { return e.Err }
 
-// parseOperation parses one changeset part: MIME headers, then the embedded
-// HTTP request.
-func parseOperation(index int, raw []byte) (Operation, error) {
-	header, content, err := readHeaderBlock(raw)
+// parseOperation parses one changeset part into op: MIME headers, then the
+// embedded HTTP request.
+func (p *parser) parseOperation(op *Operation, index int, raw span) error {
+	header, content, err := p.readHeaderBlock(raw)
 	if err != nil {
-		return Operation{}, operationInvalid(index, "", "The operation's MIME headers are malformed: %v.", err)
+		return operationInvalid(index, "", "The operation's MIME headers are malformed: %v.", err)
 	}
-	return parseOperationPart(index, header, content)
+	return p.parseOperationPart(op, index, header, content)
 }
 
-// parseOperationPart parses the embedded request of a part whose MIME
-// headers are already read.
-func parseOperationPart(index int, partHeader textproto.MIMEHeader, content []byte) (Operation, error) {
-	contentID := strings.TrimSpace(partHeader.Get("Content-Id"))
-	if mt := mediaTypeOf(partHeader.Get("Content-Type")); mt != "application/http" {
-		return Operation{}, operationInvalid(index, contentID, "An operation's Content-Type must be application/http, not %q.", partHeader.Get("Content-Type"))
+// parseOperationPart parses into op the embedded request of a part whose
+// MIME headers are already read.
+func (p *parser) parseOperationPart(op *Operation, index int, partHeader []headerField, content span) error {
+	contentID := strings.TrimSpace(fieldValue(partHeader, "Content-Id"))
+	if partType := fieldValue(partHeader, "Content-Type"); mediaTypeOf(partType) != "application/http" {
+		return operationInvalid(index, contentID, "An operation's Content-Type must be application/http, not %q.", partType)
 	}
-	if cte := partHeader.Get("Content-Transfer-Encoding"); cte != "" && !strings.EqualFold(strings.TrimSpace(cte), "binary") {
-		return Operation{}, operationInvalid(index, contentID, "An operation's Content-Transfer-Encoding must be binary, not %q.", cte)
+	if cte := fieldValue(partHeader, "Content-Transfer-Encoding"); cte != "" && !strings.EqualFold(strings.TrimSpace(cte), "binary") {
+		return operationInvalid(index, contentID, "An operation's Content-Transfer-Encoding must be binary, not %q.", cte)
 	}
 
-	br := bufio.NewReader(bytes.NewReader(content))
-	tp := textproto.NewReader(br)
-	line, err := readRequestLine(tp)
-	if err != nil {
-		return Operation{}, operationInvalid(index, contentID, "The operation has no request line.")
+	text := p.text[content.start:content.end]
+	line, pos, ok := requestLine(text)
+	if !ok {
+		return operationInvalid(index, contentID, "The operation has no request line.")
 	}
 	method, target, ok := splitRequestLine(line)
 	if !ok {
-		return Operation{}, operationInvalid(index, contentID, "The operation's request line %q is malformed.", line)
+		return operationInvalid(index, contentID, "The operation's request line %q is malformed.", line)
 	}
-	mimeHeader, err := tp.ReadMIMEHeader()
-	if err != nil && !errors.Is(err, io.EOF) {
-		return Operation{}, operationInvalid(index, contentID, "The operation's headers are malformed: %v.", err)
-	}
-	header := http.Header(mimeHeader)
-	if header == nil {
-		header = http.Header{}
+	fields, n, err := readHeaderFields(p.fields[:0], text[pos:])
+	p.fields = fields
+	if err != nil && err != io.EOF {
+		return operationInvalid(index, contentID, "The operation's headers are malformed: %v.", err)
 	}
 	if contentID == "" {
 		// Legacy clients put Content-ID in the embedded request.
-		contentID = strings.TrimSpace(header.Get("Content-Id"))
+		contentID = strings.TrimSpace(fieldValue(fields, "Content-Id"))
 	}
-	body, err := io.ReadAll(br)
-	if err != nil {
-		return Operation{}, operationInvalid(index, contentID, "The operation's body cannot be read: %v.", err)
-	}
+	bodyStart := content.start + pos + n
 
-	if !methodAllowed[method] {
-		return Operation{}, operationInvalid(index, contentID, "The verb %q is not allowed in a batch.", method)
+	verb := allowedMethod(method)
+	if verb == "" {
+		return operationInvalid(index, contentID, "The verb %q is not allowed in a batch.", method)
 	}
-	resolved, apiErr := resolveMethod(method, header)
+	header := p.values.toHeader(fields)
+	resolved, apiErr := resolveMethod(verb, header)
 	if apiErr != nil {
-		return Operation{}, &OperationError{Index: index, ContentID: contentID, Err: apiErr}
+		return &OperationError{Index: index, ContentID: contentID, Err: apiErr}
 	}
 	target = strings.TrimSpace(target)
-	u, apiErr := parseTarget(target, header.Get("Host"))
-	if apiErr != nil {
-		return Operation{}, &OperationError{Index: index, ContentID: contentID, Err: apiErr}
+	u := &p.urls[index]
+	if apiErr := parseTarget(u, target, fieldValue(fields, "Host")); apiErr != nil {
+		return &OperationError{Index: index, ContentID: contentID, Err: apiErr}
 	}
-	return Operation{
+	*op = Operation{
 		Index:     index,
 		Method:    resolved,
 		URL:       u,
 		RawPath:   rawPathOf(target),
 		Header:    header,
-		Body:      trimBody(body),
+		Body:      trimBody(p.data[bodyStart:content.end:content.end]),
 		ContentID: contentID,
-	}, nil
+	}
+	return nil
 }
 
-// readRequestLine returns the first non-empty line. RFC 9112 §2.2 lets a
-// server skip empty lines before the request line.
-func readRequestLine(tp *textproto.Reader) (string, error) {
-	for {
-		line, err := tp.ReadLine()
-		if err != nil {
-			return "", err
-		}
+// requestLine returns the first non-empty line of text and the offset
+// after it, or ok false if there is none. RFC 9112 §2.2 lets a server skip
+// empty lines before the request line.
+func requestLine(text string) (line string, next int, ok bool) {
+	for next < len(text) {
+		line, n := cutLine(text[next:])
+		next += n
 		if strings.TrimSpace(line) != "" {
-			return line, nil
+			return line, next, true
 		}
 	}
+	return "", next, false
 }
 
 // splitRequestLine splits "METHOD SP target SP HTTP/1.x". The target is
@@ -134,26 +125,31 @@ func splitRequestLine(line string) (method, target string, ok bool) {
 	return method, target, true
 }
 
-// parseTarget parses the request target: an absolute http(s) URL, as every
-// SDK sends, or an origin-form path with the operation's Host header.
-// Azure's HostInformationNotPresent covers a path without a Host.
-func parseTarget(target, host string) (*url.URL, *apierr.Error) {
+// parseTarget parses the request target into u: an absolute http(s) URL,
+// as every SDK sends, or an origin-form path with the operation's Host
+// header. Azure's HostInformationNotPresent covers a path without a Host.
+func parseTarget(u *url.URL, target, host string) *apierr.Error {
 	if strings.HasPrefix(target, "/") {
 		if strings.TrimSpace(host) == "" {
-			return nil, apierr.New(apierr.HostInformationNotPresent)
+			return apierr.New(apierr.HostInformationNotPresent)
 		}
-		u, err := url.ParseRequestURI(target)
+		parsed, err := url.ParseRequestURI(target)
 		if err != nil {
-			return nil, apierr.Newf(apierr.InvalidInput, "The operation's URL %q is malformed.", target)
+			return apierr.Newf(apierr.InvalidInput, "The operation's URL %q is malformed.", target)
 		}
+		*u = *parsed
 		u.Host = strings.TrimSpace(host)
-		return u, nil
+		return nil
 	}
-	u, err := url.ParseRequestURI(target)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, apierr.Newf(apierr.InvalidInput, "The operation's URL %q must be an absolute http or https URL.", target)
+	if parseSimpleURL(u, target) {
+		return nil
 	}
-	return u, nil
+	parsed, err := url.ParseRequestURI(target)
+	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+		return apierr.Newf(apierr.InvalidInput, "The operation's URL %q must be an absolute http or https URL.", target)
+	}
+	*u = *parsed
+	return nil
 }
 
 // rawPathOf returns the path of a request target exactly as sent: without

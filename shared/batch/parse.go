@@ -1,12 +1,10 @@
 package batch
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/textproto"
 	"net/url"
 	"strings"
 
@@ -74,24 +72,79 @@ func (op *Operation) Fail(err *apierr.Error) *OperationError {
 // the whole request or an *OperationError for one operation; see the
 // package documentation.
 func Parse(contentType string, body io.Reader) (*Request, error) {
-	data, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
+	data, err := ReadBody(body, -1)
 	if err != nil {
-		// The HTTP layer may cap the body with http.MaxBytesReader; its
-		// error means the same as our own limit.
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, apierr.Wrap(apierr.RequestBodyTooLarge, err)
-		}
-		return nil, apierr.Wrap(apierr.InvalidInput, fmt.Errorf("batch: reading body: %w", err))
+		return nil, err
 	}
-	if len(data) > MaxBodyBytes {
+	return ParseBytes(contentType, data)
+}
+
+// ReadBody reads a whole $batch request body into one buffer. size is the
+// length the request declares (Content-Length), or -1 if unknown; with it
+// the body is read without growing the buffer. A body over MaxBodyBytes,
+// whether declared or read, is 413 RequestBodyTooLarge, as is the
+// *http.MaxBytesError of an http.MaxBytesReader; another read error is 400
+// InvalidInput.
+func ReadBody(body io.Reader, size int64) ([]byte, error) {
+	if size > MaxBodyBytes {
+		return nil, apierr.New(apierr.RequestBodyTooLarge)
+	}
+	if size < 0 {
+		if l, ok := body.(interface{ Len() int }); ok {
+			size = int64(l.Len())
+		}
+	}
+	// One byte more than expected, so that reading the end of the body
+	// does not grow the buffer and a body longer than declared is seen.
+	capacity := int64(unknownSizeBuffer)
+	if size >= 0 {
+		capacity = min(size, MaxBodyBytes) + 1
+	}
+	data := make([]byte, 0, capacity)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := body.Read(data[len(data):min(cap(data), MaxBodyBytes+1)])
+		data = data[:len(data)+n]
+		if len(data) > MaxBodyBytes {
+			return nil, apierr.New(apierr.RequestBodyTooLarge)
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			// The HTTP layer may cap the body with http.MaxBytesReader; its
+			// error means the same as our own limit.
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return nil, apierr.Wrap(apierr.RequestBodyTooLarge, err)
+			}
+			return nil, apierr.Wrap(apierr.InvalidInput, fmt.Errorf("batch: reading body: %w", err))
+		}
+	}
+}
+
+// unknownSizeBuffer is the first buffer for a body of unknown length: a
+// changeset of 100 typical entities is 50 to 100 KiB.
+const unknownSizeBuffer = 64 << 10
+
+// ParseBytes is Parse on a body already read (see ReadBody). The
+// operations' Body slices alias body, so body must not change while the
+// request is in use. Everything else the Request holds is copied.
+func ParseBytes(contentType string, body []byte) (*Request, error) {
+	if len(body) > MaxBodyBytes {
 		return nil, apierr.New(apierr.RequestBodyTooLarge)
 	}
 	boundary, err := multipartBoundary(contentType)
 	if err != nil {
 		return nil, invalidBatch("The batch Content-Type is not valid: %v.", err)
 	}
-	batchParts, err := splitMultipart(data, boundary, 1)
+	// One copy of the body as a string: header values, URLs and
+	// Content-IDs are substrings of it instead of a copy each.
+	p := &parser{data: body, text: string(body)}
+	var spans [2]span
+	batchParts, err := splitMultipart(spans[:0], p.text, boundary, 1)
 	if err != nil {
 		return nil, invalidBatch("The batch body is malformed: %v.", err)
 	}
@@ -104,18 +157,19 @@ func Parse(contentType string, body io.Reader) (*Request, error) {
 		// as a whole rather than guess the shape of those parts.
 		return nil, invalidBatch("The batch must contain exactly one changeset or one query, not more than one part.")
 	}
-	header, content, err := readHeaderBlock(batchParts[0])
+	header, content, err := p.readHeaderBlock(batchParts[0])
 	if err != nil {
 		return nil, invalidBatch("The batch part is malformed: %v.", err)
 	}
 	req := &Request{BatchBoundary: boundary}
-	switch mediaTypeOf(header.Get("Content-Type")) {
+	partType := fieldValue(header, "Content-Type")
+	switch mediaTypeOf(partType) {
 	case "multipart/mixed":
-		err = req.parseChangeset(header.Get("Content-Type"), content)
+		err = p.parseChangeset(req, partType, content)
 	case "application/http":
-		err = req.parseQuery(header, content)
+		err = p.parseQuery(req, header, content)
 	default:
-		err = invalidBatch("The batch part must be a changeset (multipart/mixed) or a query (application/http), not %q.", header.Get("Content-Type"))
+		err = invalidBatch("The batch part must be a changeset (multipart/mixed) or a query (application/http), not %q.", partType)
 	}
 	if err != nil {
 		return nil, err
@@ -123,16 +177,54 @@ func Parse(contentType string, body io.Reader) (*Request, error) {
 	return req, nil
 }
 
+// parser holds one request body, as bytes and as text, and the buffers
+// its operations share.
+type parser struct {
+	data []byte
+	text string
+	// partFields holds the MIME headers of the part being parsed; it is
+	// reused from part to part.
+	partFields []headerField
+	// fields holds the embedded request's headers until they become an
+	// http.Header.
+	fields []headerField
+	values stringSlab
+	urls   []url.URL
+}
+
+// readHeaderBlock reads the MIME header block at the front of part and
+// returns its fields (valid until the next call) and the rest of the
+// part. A part without a complete header block is errNoHeaderBlock.
+func (p *parser) readHeaderBlock(part span) ([]headerField, span, error) {
+	if part.start == part.end {
+		return nil, span{}, errNoHeaderBlock
+	}
+	fields, n, err := readHeaderFields(p.partFields[:0], p.text[part.start:part.end])
+	p.partFields = fields
+	if err != nil {
+		if err == io.EOF {
+			return nil, span{}, errNoHeaderBlock
+		}
+		return nil, span{}, err
+	}
+	return fields, span{part.start + n, part.end}, nil
+}
+
 // parseChangeset fills req.Operations from a changeset part.
-func (req *Request) parseChangeset(contentType string, content []byte) error {
+func (p *parser) parseChangeset(req *Request, contentType string, content span) error {
 	boundary, err := multipartBoundary(contentType)
 	if err != nil {
 		return invalidBatch("The changeset Content-Type is not valid: %v.", err)
 	}
 	req.ChangesetBoundary = boundary
-	opParts, err := splitMultipart(content, boundary, MaxOperations)
+	var spans [MaxOperations + 1]span
+	opParts, err := splitMultipart(spans[:0], p.text[content.start:content.end], boundary, MaxOperations)
 	if err != nil {
 		return invalidBatch("The changeset is malformed: %v.", err)
+	}
+	for i := range opParts {
+		opParts[i].start += content.start
+		opParts[i].end += content.start
 	}
 	if len(opParts) == 0 {
 		return invalidBatch("The changeset contains no operations.")
@@ -142,14 +234,15 @@ func (req *Request) parseChangeset(contentType string, content []byte) error {
 	if len(opParts) > MaxOperations {
 		return &OperationError{
 			Index:     0,
-			ContentID: mimeContentID(opParts[0]),
+			ContentID: p.mimeContentID(opParts[0]),
 			Err:       &apierr.Error{Code: apierr.InvalidInput, Message: tooManyOperationsMessage},
 		}
 	}
-	req.Operations = make([]Operation, 0, len(opParts))
+	req.Operations = make([]Operation, len(opParts))
+	p.urls = make([]url.URL, len(opParts))
 	for i, raw := range opParts {
-		op, err := parseOperation(i, raw)
-		if err != nil {
+		op := &req.Operations[i]
+		if err := p.parseOperation(op, i, raw); err != nil {
 			return err
 		}
 		if op.Method == http.MethodGet {
@@ -157,7 +250,6 @@ func (req *Request) parseChangeset(contentType string, content []byte) error {
 			// "submitted singly in the batch".
 			return op.Fail(apierr.Newf(apierr.InvalidInput, "A query (GET) is not allowed inside a changeset."))
 		}
-		req.Operations = append(req.Operations, op)
 	}
 	return nil
 }
@@ -165,19 +257,20 @@ func (req *Request) parseChangeset(contentType string, content []byte) error {
 // parseQuery fills req from a batch whose only part is an application/http
 // request. Only a GET may stand there. Its errors reject the whole batch:
 // there is no changeset to report them in.
-func (req *Request) parseQuery(header textproto.MIMEHeader, content []byte) error {
-	op, err := parseOperationPart(0, header, content)
-	if err != nil {
+func (p *parser) parseQuery(req *Request, header []headerField, content span) error {
+	p.urls = make([]url.URL, 1)
+	ops := make([]Operation, 1)
+	if err := p.parseOperationPart(&ops[0], 0, header, content); err != nil {
 		if oe, ok := err.(*OperationError); ok {
 			return oe.Err
 		}
 		return err
 	}
-	if op.Method != http.MethodGet {
-		return invalidBatch("Only a GET may appear outside a changeset, not %s.", op.Method)
+	if ops[0].Method != http.MethodGet {
+		return invalidBatch("Only a GET may appear outside a changeset, not %s.", ops[0].Method)
 	}
 	req.IsQuery = true
-	req.Operations = []Operation{op}
+	req.Operations = ops
 	return nil
 }
 
@@ -189,32 +282,48 @@ func invalidBatch(format string, args ...any) *apierr.Error {
 
 // mimeContentID returns the Content-ID MIME header of a part, or "" if the
 // part has none or its headers do not parse.
-func mimeContentID(part []byte) string {
-	header, _, err := readHeaderBlock(part)
+func (p *parser) mimeContentID(part span) string {
+	header, _, err := p.readHeaderBlock(part)
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(header.Get("Content-Id"))
+	return strings.TrimSpace(fieldValue(header, "Content-Id"))
 }
 
 // trimBody removes the whitespace JSON ignores. Only ASCII whitespace: JSON
 // does not treat U+0085 or U+00A0 as insignificant.
 func trimBody(body []byte) []byte {
-	body = bytes.Trim(body, " \t\r\n")
+	for len(body) > 0 && isJSONSpace(body[0]) {
+		body = body[1:]
+	}
+	for len(body) > 0 && isJSONSpace(body[len(body)-1]) {
+		body = body[:len(body)-1]
+	}
 	if len(body) == 0 {
 		return nil
 	}
 	return body
 }
 
-// methodAllowed lists the verbs an embedded request may use.
-var methodAllowed = map[string]bool{
-	http.MethodGet:    true,
-	http.MethodPost:   true,
-	http.MethodPut:    true,
-	http.MethodPatch:  true,
-	"MERGE":           true,
-	http.MethodDelete: true,
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// allowedMethod returns the verb if an embedded request may use it, or "".
+func allowedMethod(method string) string {
+	switch method {
+	case http.MethodGet:
+		return http.MethodGet
+	case http.MethodPost:
+		return http.MethodPost
+	case http.MethodPut:
+		return http.MethodPut
+	case http.MethodPatch:
+		return http.MethodPatch
+	case "MERGE":
+		return "MERGE"
+	case http.MethodDelete:
+		return http.MethodDelete
+	}
+	return ""
 }
 
 // tunneledMethods are the X-HTTP-Method values a POST may carry.
