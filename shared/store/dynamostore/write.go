@@ -98,8 +98,11 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 		}
 		plans[i] = p
 	}
+	contended := false
 	for attempt := 0; attempt < maxWriteAttempts; attempt++ {
-		if attempt > 0 {
+		if contended {
+			// Another writer changed an entity (or held it in a
+			// transaction) between our attempts: give it room.
 			if err := backoff(ctx, attempt); err != nil {
 				return mapErr("write", err)
 			}
@@ -125,9 +128,15 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 			return nil
 		}
 		sort.Slice(fails, func(i, j int) bool { return fails[i].op < fails[j].op })
+		contended = false
 		for _, f := range fails {
+			if f.conflict || plans[f.op].known != nil {
+				// Held by another transaction, or the version we pinned
+				// changed: contention, not a first look at the layout.
+				contended = true
+			}
 			if f.conflict {
-				continue // another transaction held the item: just retry
+				continue
 			}
 			if err := s.resolve(ctx, phys, plans[f.op], f); err != nil {
 				return &store.OpError{Index: f.op, Err: err}
