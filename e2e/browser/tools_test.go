@@ -27,8 +27,11 @@ func findTools(t *testing.T) tools {
 	var missing []string
 	var tl tools
 
-	tl.chromium = os.Getenv("TABLEBRIDGE_CHROMIUM")
-	if tl.chromium == "" {
+	if env := os.Getenv("TABLEBRIDGE_CHROMIUM"); env != "" {
+		if p, err := exec.LookPath(env); err == nil {
+			tl.chromium = p
+		}
+	} else {
 		for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 			if p, err := exec.LookPath(name); err == nil {
 				tl.chromium = p
