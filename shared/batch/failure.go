@@ -73,9 +73,20 @@ func FailureResponse(failure *OperationError, requestID string, at time.Time) (R
 // failing operation's error. Nothing of the other operations appears,
 // since none of them took effect.
 func WriteFailure(w io.Writer, b Boundaries, failure *OperationError, requestID string, at time.Time) error {
-	part, err := FailureResponse(failure, requestID, at)
+	buf, err := AppendFailure(nil, b, failure, requestID, at)
 	if err != nil {
 		return err
 	}
-	return writeChangeset(w, b, []Response{part})
+	_, err = w.Write(buf)
+	return err
+}
+
+// AppendFailure is WriteFailure appending to dst. On error dst is returned
+// as it was.
+func AppendFailure(dst []byte, b Boundaries, failure *OperationError, requestID string, at time.Time) ([]byte, error) {
+	part, err := FailureResponse(failure, requestID, at)
+	if err != nil {
+		return dst, err
+	}
+	return appendChangeset(dst, b, []Response{part})
 }

@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"bytes"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -59,26 +58,26 @@ func (b Boundaries) ContentType() string {
 	return "multipart/mixed; boundary=" + b.batchBoundary()
 }
 
-func (b Boundaries) batchBoundary() string     { return "batchresponse_" + b.Batch }
-func (b Boundaries) changesetBoundary() string { return "changesetresponse_" + b.Changeset }
+func (b Boundaries) batchBoundary() string { return "batchresponse_" + b.Batch }
 
 // validate checks that both boundaries are legal RFC 2046 boundaries.
 func (b Boundaries) validate(needChangeset bool) error {
-	if err := checkBoundary(b.batchBoundary(), b.Batch); err != nil {
+	if err := checkBoundary("batchresponse_", b.Batch); err != nil {
 		return err
 	}
 	if needChangeset {
-		return checkBoundary(b.changesetBoundary(), b.Changeset)
+		return checkBoundary("changesetresponse_", b.Changeset)
 	}
 	return nil
 }
 
-func checkBoundary(boundary, id string) error {
+// checkBoundary checks the boundary prefix + id.
+func checkBoundary(prefix, id string) error {
 	if id == "" {
 		return errors.New("batch: empty boundary id")
 	}
-	if len(boundary) > maxBoundaryLength {
-		return fmt.Errorf("batch: boundary %q is longer than 70 characters", boundary)
+	if len(prefix)+len(id) > maxBoundaryLength {
+		return fmt.Errorf("batch: boundary %q is longer than 70 characters", prefix+id)
 	}
 	for _, c := range id {
 		// RFC 2046 bcharsnospace, without the characters that would need
@@ -168,44 +167,38 @@ var fieldHeaders = map[string]bool{
 	"Location": true, "Dataserviceid": true, "Etag": true,
 }
 
-// headerLine is one header of a part.
-type headerLine struct{ name, value string }
-
-// headerLines lists the part's headers in the order Azure writes them. The
-// three layouts come from recorded Azure responses: errors, parts with a
-// body (200 and 201), and parts without (204).
-func (r *Response) headerLines() []headerLine {
-	var lines []headerLine
-	add := func(name, value string) {
-		if value != "" {
-			lines = append(lines, headerLine{name, value})
-		}
-	}
+// appendHeaders appends the part's headers in the order Azure writes
+// them. The three layouts come from recorded Azure responses: errors, parts
+// with a body (200 and 201), and parts without (204).
+func (r *Response) appendHeaders(dst []byte) []byte {
 	switch {
 	case r.Status >= 400:
-		add("Content-ID", r.ContentID)
-		add("X-Content-Type-Options", "nosniff")
-		add("DataServiceVersion", r.DataServiceVersion)
-		add("Content-Type", r.ContentType)
+		dst = appendHeader(dst, "Content-ID", r.ContentID)
+		dst = appendHeader(dst, "X-Content-Type-Options", "nosniff")
+		dst = appendHeader(dst, "DataServiceVersion", r.DataServiceVersion)
+		dst = appendHeader(dst, "Content-Type", r.ContentType)
 	case len(r.Body) > 0:
-		add("DataServiceVersion", r.DataServiceVersion)
-		add("Content-Type", r.ContentType)
-		add("Content-ID", r.ContentID)
-		add("X-Content-Type-Options", "nosniff")
-		add("Cache-Control", "no-cache")
-		add("Preference-Applied", r.PreferenceApplied)
-		add("Location", r.Location)
-		add("DataServiceId", r.DataServiceID)
-		add("ETag", r.ETag)
+		dst = appendHeader(dst, "DataServiceVersion", r.DataServiceVersion)
+		dst = appendHeader(dst, "Content-Type", r.ContentType)
+		dst = appendHeader(dst, "Content-ID", r.ContentID)
+		dst = appendHeader(dst, "X-Content-Type-Options", "nosniff")
+		dst = appendHeader(dst, "Cache-Control", "no-cache")
+		dst = appendHeader(dst, "Preference-Applied", r.PreferenceApplied)
+		dst = appendHeader(dst, "Location", r.Location)
+		dst = appendHeader(dst, "DataServiceId", r.DataServiceID)
+		dst = appendHeader(dst, "ETag", r.ETag)
 	default:
-		add("Content-ID", r.ContentID)
-		add("X-Content-Type-Options", "nosniff")
-		add("Cache-Control", "no-cache")
-		add("Preference-Applied", r.PreferenceApplied)
-		add("DataServiceVersion", r.DataServiceVersion)
-		add("Location", r.Location)
-		add("DataServiceId", r.DataServiceID)
-		add("ETag", r.ETag)
+		dst = appendHeader(dst, "Content-ID", r.ContentID)
+		dst = appendHeader(dst, "X-Content-Type-Options", "nosniff")
+		dst = appendHeader(dst, "Cache-Control", "no-cache")
+		dst = appendHeader(dst, "Preference-Applied", r.PreferenceApplied)
+		dst = appendHeader(dst, "DataServiceVersion", r.DataServiceVersion)
+		dst = appendHeader(dst, "Location", r.Location)
+		dst = appendHeader(dst, "DataServiceId", r.DataServiceID)
+		dst = appendHeader(dst, "ETag", r.ETag)
+	}
+	if len(r.Header) == 0 {
+		return dst
 	}
 	keys := make([]string, 0, len(r.Header))
 	for k := range r.Header {
@@ -214,10 +207,25 @@ func (r *Response) headerLines() []headerLine {
 	slices.Sort(keys)
 	for _, k := range keys {
 		for _, v := range r.Header[k] {
-			lines = append(lines, headerLine{k, v})
+			dst = append(dst, k...)
+			dst = append(dst, ": "...)
+			dst = append(dst, v...)
+			dst = append(dst, "\r\n"...)
 		}
 	}
-	return lines
+	return dst
+}
+
+// appendHeader appends "name: value" and a CRLF, or nothing for an empty
+// value.
+func appendHeader(dst []byte, name, value string) []byte {
+	if value == "" {
+		return dst
+	}
+	dst = append(dst, name...)
+	dst = append(dst, ": "...)
+	dst = append(dst, value...)
+	return append(dst, "\r\n"...)
 }
 
 // validate rejects a part that would corrupt the multipart body: an
@@ -235,9 +243,20 @@ func (r *Response) validate() error {
 			return fmt.Errorf("batch: header name %q is not valid", k)
 		}
 	}
-	for _, line := range r.headerLines() {
-		if strings.ContainsAny(line.value, "\r\n") {
-			return fmt.Errorf("batch: header %s has a line break", line.name)
+	for _, field := range [...]struct{ name, value string }{
+		{"Content-ID", r.ContentID}, {"Preference-Applied", r.PreferenceApplied},
+		{"DataServiceVersion", r.DataServiceVersion}, {"Content-Type", r.ContentType},
+		{"Location", r.Location}, {"DataServiceId", r.DataServiceID}, {"ETag", r.ETag},
+	} {
+		if strings.ContainsAny(field.value, "\r\n") {
+			return fmt.Errorf("batch: header %s has a line break", field.name)
+		}
+	}
+	for k, values := range r.Header {
+		for _, v := range values {
+			if strings.ContainsAny(v, "\r\n") {
+				return fmt.Errorf("batch: header %s has a line break", k)
+			}
 		}
 	}
 	return nil
@@ -248,26 +267,43 @@ func isToken(s string) bool {
 	if s == "" {
 		return false
 	}
-	for _, c := range []byte(s) {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+	for i := 0; i < len(s); i++ {
+		if !validHeaderFieldByte(s[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// writePart writes one application/http part: its MIME headers, the status
-// line, the headers, an empty line and the body. The line break before the
-// next delimiter is the caller's.
-func (r *Response) writePart(buf *bytes.Buffer) {
-	buf.WriteString("Content-Type: application/http\r\n")
-	buf.WriteString("Content-Transfer-Encoding: binary\r\n\r\n")
-	buf.WriteString("HTTP/1.1 " + strconv.Itoa(r.Status) + " " + http.StatusText(r.Status) + "\r\n")
-	for _, line := range r.headerLines() {
-		buf.WriteString(line.name + ": " + line.value + "\r\n")
+// partOverhead is what a part's framing and fixed headers take beyond its
+// variable fields, rounded up, for sizing the response buffer.
+const partOverhead = 320
+
+// sizeHint estimates the bytes appendPart writes, so a response is
+// appended into one buffer without growing it.
+func (r *Response) sizeHint() int {
+	n := partOverhead + len(r.ContentID) + len(r.PreferenceApplied) + len(r.DataServiceVersion) +
+		len(r.ContentType) + len(r.Location) + len(r.DataServiceID) + len(r.ETag) + len(r.Body)
+	for k, values := range r.Header {
+		for _, v := range values {
+			n += len(k) + len(v) + 4
+		}
 	}
-	buf.WriteString("\r\n")
-	buf.Write(r.Body)
+	return n
+}
+
+// appendPart appends one application/http part: its MIME headers, the
+// status line, the headers, an empty line and the body. The line break
+// before the next delimiter is the caller's.
+func (r *Response) appendPart(dst []byte) []byte {
+	dst = append(dst, "Content-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\nHTTP/1.1 "...)
+	dst = strconv.AppendInt(dst, int64(r.Status), 10)
+	dst = append(dst, ' ')
+	dst = append(dst, http.StatusText(r.Status)...)
+	dst = append(dst, "\r\n"...)
+	dst = r.appendHeaders(dst)
+	dst = append(dst, "\r\n"...)
+	return append(dst, r.Body...)
 }
 
 // WriteResponse writes the response of a changeset whose operations all
@@ -275,57 +311,90 @@ func (r *Response) writePart(buf *bytes.Buffer) {
 // StatusCode and Content-Type b.ContentType(). Failures go through
 // WriteFailure.
 func WriteResponse(w io.Writer, b Boundaries, parts []Response) error {
+	buf, err := AppendResponse(nil, b, parts)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(buf)
+	return err
+}
+
+// AppendResponse is WriteResponse appending to dst: it returns the
+// response body in one buffer, sized up front, for a caller that sends
+// bytes rather than writing to a stream. On error dst is returned as it
+// was.
+func AppendResponse(dst []byte, b Boundaries, parts []Response) ([]byte, error) {
 	if len(parts) == 0 {
-		return errors.New("batch: a changeset response needs at least one part")
+		return dst, errors.New("batch: a changeset response needs at least one part")
 	}
 	for i := range parts {
 		if parts[i].Status >= 400 {
-			return fmt.Errorf("batch: part %d has status %d; write failures with WriteFailure", i, parts[i].Status)
+			return dst, fmt.Errorf("batch: part %d has status %d; write failures with WriteFailure", i, parts[i].Status)
 		}
 	}
-	return writeChangeset(w, b, parts)
+	return appendChangeset(dst, b, parts)
 }
 
-// writeChangeset writes the batch part that wraps a changeset response.
-func writeChangeset(w io.Writer, b Boundaries, parts []Response) error {
+// appendChangeset appends the batch part that wraps a changeset response.
+func appendChangeset(dst []byte, b Boundaries, parts []Response) ([]byte, error) {
 	if err := b.validate(true); err != nil {
-		return err
+		return dst, err
 	}
+	size := 4*len("changesetresponse_--\r\n") + 2*len(b.Batch) + 2*len(b.Changeset) + len("Content-Type: multipart/mixed; boundary=\r\n\r\n")
 	for i := range parts {
 		if err := parts[i].validate(); err != nil {
-			return fmt.Errorf("part %d: %w", i, err)
+			return dst, fmt.Errorf("part %d: %w", i, err)
 		}
+		size += parts[i].sizeHint() + len("--changesetresponse_\r\n\r\n") + len(b.Changeset)
 	}
-	var buf bytes.Buffer
-	buf.WriteString("--" + b.batchBoundary() + "\r\n")
-	buf.WriteString("Content-Type: multipart/mixed; boundary=" + b.changesetBoundary() + "\r\n\r\n")
+	dst = slices.Grow(dst, size)
+	dst = appendDelimiter(dst, "batchresponse_", b.Batch, "\r\n")
+	dst = append(dst, "Content-Type: multipart/mixed; boundary=changesetresponse_"...)
+	dst = append(dst, b.Changeset...)
+	dst = append(dst, "\r\n\r\n"...)
 	for i := range parts {
-		buf.WriteString("--" + b.changesetBoundary() + "\r\n")
-		parts[i].writePart(&buf)
-		buf.WriteString("\r\n")
+		dst = appendDelimiter(dst, "changesetresponse_", b.Changeset, "\r\n")
+		dst = parts[i].appendPart(dst)
+		dst = append(dst, "\r\n"...)
 	}
-	buf.WriteString("--" + b.changesetBoundary() + "--\r\n")
-	buf.WriteString("--" + b.batchBoundary() + "--\r\n")
-	_, err := w.Write(buf.Bytes())
-	return err
+	dst = appendDelimiter(dst, "changesetresponse_", b.Changeset, "--\r\n")
+	return appendDelimiter(dst, "batchresponse_", b.Batch, "--\r\n"), nil
+}
+
+// appendDelimiter appends "--" + prefix + id + suffix.
+func appendDelimiter(dst []byte, prefix, id, suffix string) []byte {
+	dst = append(dst, "--"...)
+	dst = append(dst, prefix...)
+	dst = append(dst, id...)
+	return append(dst, suffix...)
 }
 
 // WriteQueryResponse writes the response of a query batch: the single part
 // sits directly in the batch, with no changeset around it (REST reference,
 // "Sample Response for Queries"). The part may be a FailureResponse.
 func WriteQueryResponse(w io.Writer, b Boundaries, part Response) error {
-	if err := b.validate(false); err != nil {
+	buf, err := AppendQueryResponse(nil, b, part)
+	if err != nil {
 		return err
+	}
+	_, err = w.Write(buf)
+	return err
+}
+
+// AppendQueryResponse is WriteQueryResponse appending to dst. On error dst
+// is returned as it was.
+func AppendQueryResponse(dst []byte, b Boundaries, part Response) ([]byte, error) {
+	if err := b.validate(false); err != nil {
+		return dst, err
 	}
 	if err := part.validate(); err != nil {
-		return err
+		return dst, err
 	}
-	var buf bytes.Buffer
-	buf.WriteString("--" + b.batchBoundary() + "\r\n")
-	part.writePart(&buf)
-	buf.WriteString("\r\n--" + b.batchBoundary() + "--\r\n")
-	_, err := w.Write(buf.Bytes())
-	return err
+	dst = slices.Grow(dst, part.sizeHint()+2*len("--batchresponse_--\r\n")+2*len(b.Batch))
+	dst = appendDelimiter(dst, "batchresponse_", b.Batch, "\r\n")
+	dst = part.appendPart(dst)
+	dst = append(dst, "\r\n"...)
+	return appendDelimiter(dst, "batchresponse_", b.Batch, "--\r\n"), nil
 }
 
 // newUUID returns a random RFC 9562 version 4 UUID.
