@@ -16,7 +16,7 @@ import (
 // Attribute names of an entity item. PartitionKey, RowKey and Timestamp are
 // Azure's own system properties, which can never be custom properties. The
 // others start with '$', which cannot start (or appear in) a C# identifier,
-// so no legal property name collides with them; decodeItem also treats every
+// so no legal property name collides with them; decodeItems also treats every
 // '$' name as system.
 const (
 	attrPartitionKey = "PartitionKey"
@@ -95,8 +95,8 @@ func splitRowKey(s string) (string, int) {
 	return s, 0
 }
 
-// checkKeys rejects keys that this store cannot hold: too long for DynamoDB's
-// key limits (ErrKeyTooLong via the caller) or holding control characters,
+// checkKey rejects a key that this store cannot hold: longer than limit
+// bytes once stored (store.ErrKeyTooLong), or holding a control character,
 // which Azure forbids and the key encoding relies on.
 func checkKey(k string, limit int) error {
 	if len(encodeKey(k)) > limit {

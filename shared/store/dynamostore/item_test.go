@@ -180,7 +180,7 @@ func TestDecodeItemsErrors(t *testing.T) {
 	}
 }
 
-func TestAzureSize(t *testing.T) {
+func TestCheckLimits(t *testing.T) {
 	e := entityWith("pk", "rk", map[string]edm.Value{
 		"S": edm.NewString("héllo"),   // 8+2 + 4+10
 		"B": edm.NewBinary([]byte{1}), // 8+2 + 4+1
@@ -193,8 +193,8 @@ func TestAzureSize(t *testing.T) {
 		"😀": edm.NewInt32(1),           // 8+4 + 4 (a surrogate pair)
 	})
 	want := 4 + 2*4 + (10 + 14) + (10 + 5) + (10 + 16) + (10 + 8) + (10 + 8) + (10 + 4) + (10 + 8) + (10 + 1) + (12 + 4)
-	if got := azureSize(e); got != want {
-		t.Errorf("azureSize = %d; want %d", got, want)
+	if got := model.EntitySize(e); got != want {
+		t.Errorf("model.EntitySize = %d; want %d", got, want)
 	}
 	// 17 binaries of 60 KiB measure 1,044,866 bytes, 18 measure 1,106,328.
 	if err := checkLimits(entityWith("p", "r", binaries(17, 60<<10))); err != nil {

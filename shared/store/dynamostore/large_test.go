@@ -29,7 +29,7 @@ func nearOneMiB() props {
 func TestLargeEntities(t *testing.T) {
 	counter := newCallCounter()
 	env := newEnv(t, newTestStore(t, counter.option))
-	if got := azureSize(&model.Entity{PartitionKey: "big", RowKey: "e", Properties: nearOneMiB()}); got > maxEntitySize || got < maxEntitySize-30000 {
+	if got := model.EntitySize(&model.Entity{PartitionKey: "big", RowKey: "e", Properties: nearOneMiB()}); got > maxEntitySize || got < maxEntitySize-30000 {
 		t.Fatalf("test entity measures %d bytes; want just under 1 MiB", got)
 	}
 

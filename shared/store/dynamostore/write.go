@@ -47,10 +47,6 @@ import (
 // changing under it; then it fails with ErrBusy.
 const maxWriteAttempts = 8
 
-// Azure's entity limits: 252 custom properties (255 with PartitionKey,
-// RowKey and Timestamp).
-const maxCustomProperties = 252
-
 // plan is one op of a Write and what a failed attempt taught about the
 // stored entity.
 type plan struct {
