@@ -368,9 +368,11 @@ func putAction(table *string, it item, x *expr, cond string) types.TransactWrite
 // names plus the sent ones cannot exceed 252 (overlaps counted twice), so
 // the property limit holds without a read; a merge it turns away is redone
 // exactly from the stored entity. The 1 MiB limit needs no condition: an
-// item that DynamoDB accepts (400 KB) measures at most about 810 KB by
-// Azure's size formula (strings count 2 bytes per character there, at most
-// twice their UTF-8 length, plus 252 × 16 bytes of per-property overhead).
+// item that DynamoDB accepts (409,600 bytes) measures under 825 KB by
+// model.EntitySize. That formula counts a name or string 2 bytes per UTF-16
+// unit, at most twice its UTF-8 length, and adds at most 20 bytes per
+// property over twice DynamoDB's size of it (8 of overhead, 4 for a length,
+// 8 for a double DynamoDB stores in 2): 2 × 409,600 + 252 × 20 + 4.
 func mergeAction(table *string, p *plan, x *expr, notChunked string) types.TransactWriteItem {
 	e := p.op.Entity
 	var set strings.Builder
