@@ -89,8 +89,9 @@ func matchCORS(rules []corsRule, origin, method string, headers []string) (corsR
 
 // listHas reports whether a comma-separated rule list allows v: "*" allows
 // anything; with prefixes, "x-ms-meta*" allows every header it prefixes.
-// Origins and header names compare case-insensitively; methods exactly
-// upper-cased.
+// Everything compares case-insensitively: origins' schemes and hosts and
+// header names are case-insensitive, and a rule's methods are validated as
+// upper-case names when they are set.
 func listHas(list, v string, prefixes bool) bool {
 	for _, item := range strings.Split(list, ",") {
 		item = strings.TrimSpace(item)
