@@ -34,3 +34,13 @@ func newDynamoServer(t *testing.T) *testserver.Server {
 	t.Cleanup(func() { st.Close() })
 	return testserver.New(t, testserver.WithStore(st), testserver.WithHashOrderedPartitions())
 }
+
+// TestProtocolDynamoDB runs the transactions, SAS, ACL, service properties
+// and CORS suite over the DynamoDB store on DynamoDB Local.
+func TestProtocolDynamoDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("DynamoDB Local suite skipped in -short mode")
+	}
+	dynamolocal.Endpoint(t)
+	testserver.RunProtocolSuite(t, newDynamoServer)
+}
