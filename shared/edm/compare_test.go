@@ -95,9 +95,9 @@ func TestParseGuid(t *testing.T) {
 			if got != tc.want || ok != tc.ok {
 				t.Fatalf("ParseGuid(%q) = (%q, %v), want (%q, %v)", tc.in, got, ok, tc.want, tc.ok)
 			}
-			gb, okb := parseGuid([]byte(tc.in))
-			if gb != got || okb != ok {
-				t.Fatalf("parseGuid bytes = (%q, %v), differs from string form", gb, okb)
+			gb, okb := appendGuid([]byte("x"), []byte(tc.in))
+			if string(gb) != "x"+got || okb != ok {
+				t.Fatalf("appendGuid bytes = (%q, %v), differs from string form", gb, okb)
 			}
 		})
 	}

@@ -46,12 +46,13 @@ func DecodeObject(data []byte, fn func(name string, v Value, null bool) error) e
 	if err := d.resolve(); err != nil {
 		return err
 	}
+	d.text = d.collectStrings()
 	for i := range d.members {
 		m := &d.members[i]
 		if m.role != roleProperty {
 			continue
 		}
-		name := string(d.name(m))
+		name := d.text[m.nameA:m.nameB]
 		v, null, err := d.value(m, name)
 		if err != nil {
 			return err
@@ -61,6 +62,50 @@ func DecodeObject(data []byte, fn func(name string, v Value, null bool) error) e
 		}
 	}
 	return nil
+}
+
+// collectStrings copies every string the callbacks will receive (property
+// names, Edm.String values and canonical Edm.Guid values) into d.arena and
+// converts the arena to one string. Names and values are substrings of it,
+// so an entity costs one allocation for all of its text instead of one per
+// name and value; they share one backing array, which lives as long as
+// any of them and is about the entity's size. Each member records its
+// spans in nameA..nameB and strA..strB.
+func (d *decoder) collectStrings() string {
+	d.arena = d.arena[:0]
+	for i := range d.members {
+		m := &d.members[i]
+		if m.role != roleProperty {
+			continue
+		}
+		m.nameA = len(d.arena)
+		d.arena = append(d.arena, d.name(m)...)
+		m.nameB = len(d.arena)
+		if m.kind != kindString {
+			continue
+		}
+		var typ Type
+		if m.annotation >= 0 {
+			typ = d.members[m.annotation].annotated
+		}
+		start := len(d.arena)
+		switch typ {
+		case 0, String:
+			raw := d.data[m.valStart:m.valEnd]
+			if m.valEscaped {
+				d.arena = unescape(d.arena, raw)
+			} else {
+				d.arena = append(d.arena, raw...)
+			}
+			m.strReady = true
+		case Guid:
+			// A Guid that does not parse is left to value, which reports it
+			// in document order.
+			d.arena, m.strReady = appendGuid(d.arena, d.stringBytes(m))
+		}
+		m.strA, m.strB = start, len(d.arena)
+	}
+	return string(d.arena)
 }
 
 // valueKind is the JSON kind of a member's value.
@@ -98,6 +143,15 @@ type member struct {
 	propLen     int  // annotations: length of the property part of the name
 	annotation  int  // properties: index of the type annotation, or -1
 	annotated   Type // annotations: the declared type
+	// hash is a hash of the unescaped name and, for an annotation,
+	// propHash one of its property's name: resolve compares them before
+	// comparing names.
+	hash, propHash uint32
+	// nameA..nameB and strA..strB are the name and the string value in
+	// the arena (see collectStrings); strReady tells that the value is
+	// there.
+	nameA, nameB, strA, strB int
+	strReady                 bool
 }
 
 type decoder struct {
@@ -105,6 +159,10 @@ type decoder struct {
 	pos     int
 	members []member
 	scratch []byte
+	// arena collects the strings of one decode, and text is the arena as a
+	// string (see collectStrings).
+	arena []byte
+	text  string
 }
 
 // decoderPool recycles decoders so that a decode allocates nothing but the
@@ -115,13 +173,13 @@ var decoderPool = sync.Pool{New: func() any { return &decoder{members: make([]me
 const maxPooledMembers = 1024
 
 func (d *decoder) release() {
-	if cap(d.members) > maxPooledMembers || cap(d.scratch) > 64<<10 {
+	if cap(d.members) > maxPooledMembers || cap(d.scratch) > 64<<10 || cap(d.arena) > 64<<10 {
 		return
 	}
 	for i := range d.members {
 		d.members[i].nameBuf = nil
 	}
-	d.data, d.pos, d.members, d.scratch = nil, 0, d.members[:0], d.scratch[:0]
+	d.data, d.pos, d.members, d.scratch, d.arena, d.text = nil, 0, d.members[:0], d.scratch[:0], d.arena[:0], ""
 	decoderPool.Put(d)
 }
 
@@ -332,6 +390,7 @@ func (d *decoder) resolve() error {
 	for i := range d.members {
 		m := &d.members[i]
 		n := d.name(m)
+		m.hash = hashName(n)
 		switch at := bytes.IndexByte(n, '@'); {
 		case bytes.HasPrefix(n, odataPrefix):
 			m.role = roleIgnored
@@ -339,6 +398,7 @@ func (d *decoder) resolve() error {
 			m.role = roleProperty
 		case at > 0 && bytes.Equal(n[at+1:], typeAnnotation):
 			m.role, m.propLen = roleAnnotation, at
+			m.propHash = hashName(n[:at])
 			annotations++
 		default:
 			m.role = roleIgnored // instance annotation or another term
@@ -356,10 +416,10 @@ func (d *decoder) resolve() error {
 		}
 	} else {
 		for i := 1; i < len(d.members); i++ {
-			n := d.name(&d.members[i])
+			m := &d.members[i]
 			for j := 0; j < i; j++ {
-				if bytes.Equal(n, d.name(&d.members[j])) {
-					return d.duplicate(&d.members[i])
+				if d.members[j].hash == m.hash && bytes.Equal(d.name(m), d.name(&d.members[j])) {
+					return d.duplicate(m)
 				}
 			}
 		}
@@ -385,7 +445,7 @@ func (d *decoder) resolve() error {
 			}
 		} else {
 			for j := range d.members {
-				if bytes.Equal(prop, d.name(&d.members[j])) {
+				if d.members[j].hash == a.propHash && bytes.Equal(prop, d.name(&d.members[j])) {
 					p = j
 					break
 				}
@@ -396,6 +456,15 @@ func (d *decoder) resolve() error {
 		}
 	}
 	return nil
+}
+
+// hashName is FNV-1a, enough to tell names apart before comparing them.
+func hashName(n []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range n {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
 }
 
 func (d *decoder) duplicate(m *member) error {
@@ -415,6 +484,9 @@ func (d *decoder) annotationType(a *member) (Type, error) {
 	return 0, &Error{Kind: ErrUnknownType, Property: d.propertyName(a), Offset: a.valStart,
 		Msg: "unsupported type " + quoteForMsg(string(d.data[a.valStart:a.valEnd]))}
 }
+
+// str returns a string member's value prepared by collectStrings.
+func (d *decoder) str(m *member) string { return d.text[m.strA:m.strB] }
 
 // stringBytes returns the unescaped content of a string member's value. The
 // result may alias d.scratch and is valid until the next call.

@@ -21,7 +21,7 @@ func (d *decoder) value(m *member, name string) (Value, bool, error) {
 	switch typ {
 	case String:
 		if m.kind == kindString {
-			return NewString(string(d.stringBytes(m))), false, nil
+			return NewString(d.str(m)), false, nil
 		}
 	case Boolean:
 		if m.kind == kindTrue || m.kind == kindFalse {
@@ -50,10 +50,8 @@ func (d *decoder) value(m *member, name string) (Value, bool, error) {
 			return Value{}, false, d.badValue(m, name, typ, kind)
 		}
 	case Guid:
-		if m.kind == kindString {
-			if g, ok := parseGuid(d.stringBytes(m)); ok {
-				return NewGuid(g), false, nil
-			}
+		if m.kind == kindString && m.strReady {
+			return NewGuid(d.str(m)), false, nil
 		}
 	case Binary:
 		if m.kind == kindString {
@@ -72,7 +70,7 @@ func (d *decoder) value(m *member, name string) (Value, bool, error) {
 func (d *decoder) inferred(m *member, name string) (Value, bool, error) {
 	switch m.kind {
 	case kindString:
-		return NewString(string(d.stringBytes(m))), false, nil
+		return NewString(d.str(m)), false, nil
 	case kindTrue, kindFalse:
 		return NewBoolean(m.kind == kindTrue), false, nil
 	}
@@ -184,19 +182,4 @@ func (d *decoder) badValue(m *member, name string, typ Type, kind ErrorKind) err
 		raw = d.stringBytes(m)
 	}
 	return &Error{Kind: kind, Property: name, Offset: m.valStart, Msg: msg + quoteForMsg(string(raw))}
-}
-
-// parseGuid is ParseGuid on bytes, so the decoder need not copy the value.
-func parseGuid(b []byte) (string, bool) {
-	switch len(b) {
-	case 32:
-		return guidDigits(b, 0, 32, false)
-	case 36:
-		return guidDigits(b, 0, 36, true)
-	case 38:
-		if (b[0] == '{' && b[37] == '}') || (b[0] == '(' && b[37] == ')') {
-			return guidDigits(b, 1, 36, true)
-		}
-	}
-	return "", false
 }

@@ -6,28 +6,39 @@ package edm
 // an Edm.Guid with: "D" (8-4-4-4-12), "N" (32 digits), "B" ({D}) and "P"
 // ((D)), in either letter case.
 func ParseGuid(s string) (string, bool) {
-	switch len(s) {
-	case 32:
-		return guidDigits(s, 0, 32, false)
-	case 36:
-		return guidDigits(s, 0, 36, true)
-	case 38:
-		if (s[0] == '{' && s[37] == '}') || (s[0] == '(' && s[37] == ')') {
-			return guidDigits(s, 1, 36, true)
-		}
+	var out [36]byte
+	if g, ok := appendGuid(out[:0], s); ok {
+		return string(g), true
 	}
 	return "", false
 }
 
-// guidDigits reads the N form, or with dashes the D form, from s[off:off+n].
-func guidDigits[S string | []byte](s S, off, n int, dashed bool) (string, bool) {
+// appendGuid appends the canonical form of the Guid s (see ParseGuid) to
+// dst. On failure it returns dst unchanged and false.
+func appendGuid[S string | []byte](dst []byte, s S) ([]byte, bool) {
+	switch len(s) {
+	case 32:
+		return guidDigits(dst, s, 0, 32, false)
+	case 36:
+		return guidDigits(dst, s, 0, 36, true)
+	case 38:
+		if (s[0] == '{' && s[37] == '}') || (s[0] == '(' && s[37] == ')') {
+			return guidDigits(dst, s, 1, 36, true)
+		}
+	}
+	return dst, false
+}
+
+// guidDigits appends the N form, or with dashes the D form, read from
+// s[off:off+n], in canonical form to dst.
+func guidDigits[S string | []byte](dst []byte, s S, off, n int, dashed bool) ([]byte, bool) {
 	var out [36]byte
 	j := 0
 	for i := 0; i < n; i++ {
 		c := s[off+i]
 		if dashed && (i == 8 || i == 13 || i == 18 || i == 23) {
 			if c != '-' {
-				return "", false
+				return dst, false
 			}
 			out[j] = '-'
 			j++
@@ -38,7 +49,7 @@ func guidDigits[S string | []byte](s S, off, n int, dashed bool) (string, bool) 
 		case c >= 'A' && c <= 'F':
 			c += 'a' - 'A'
 		default:
-			return "", false
+			return dst, false
 		}
 		if !dashed && (j == 8 || j == 13 || j == 18 || j == 23) {
 			out[j] = '-'
@@ -47,5 +58,5 @@ func guidDigits[S string | []byte](s S, off, n int, dashed bool) (string, bool) 
 		out[j] = c
 		j++
 	}
-	return string(out[:]), true
+	return append(dst, out[:]...), true
 }
