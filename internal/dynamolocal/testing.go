@@ -28,6 +28,10 @@ func Main(m *testing.M) int {
 	if shared.inst != nil {
 		shared.inst.Stop()
 	}
+	if errors.Is(shared.err, ErrNotInstalled) && os.Getenv(EnvCI) == "" {
+		// t.Skip messages only show with -v; say it once regardless.
+		fmt.Fprintf(os.Stderr, "\n*** DynamoDB tests were SKIPPED: %v\n*** %s\n\n", shared.err, installHint)
+	}
 	return code
 }
 
