@@ -59,6 +59,11 @@
 //	                        4 MB, like Azure's 100 operations and 4 MiB)
 //	QueryEntities           Query (PartitionKey equality) or Scan pages
 //
+// Overflow items are extra actions in a batch's transaction: a batch of
+// large entities that would pass DynamoDB's 100 actions or 4 MiB fails with
+// store.ErrEntityTooLarge on the op that crosses the limit, although Azure
+// might accept it.
+//
 // None reads before it writes: conditions carry If-Match, and
 // ReturnValuesOnConditionCheckFailure=ALL_OLD tells a missing entity from a
 // changed one. Chunked entities, and merges whose result might pass 252

@@ -215,3 +215,39 @@ func TestCheckLimits(t *testing.T) {
 		t.Errorf("checkLimits(252 properties) = %v; want nil", err)
 	}
 }
+
+func TestCheckTransaction(t *testing.T) {
+	var plans []*plan
+	var ops []store.Op
+	for i := range 5 {
+		// 5 entities of ~1 MiB: 20 actions, about 5 MB.
+		e := entityWith("p", fmt.Sprint("r", i), binaries(16, 60<<10))
+		ops = append(ops, store.Op{Kind: store.OpInsert, Entity: e})
+		p, err := newPlan(i, ops[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p)
+	}
+	actions, owners, err := buildActions("tbl", plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = checkTransaction(actions, owners, plans)
+	var opErr *store.OpError
+	if !errors.As(err, &opErr) || opErr.Index != 4 || !errors.Is(err, store.ErrEntityTooLarge) {
+		t.Errorf("checkTransaction(5 × 1 MiB) = %v; want OpError at 4 wrapping ErrEntityTooLarge", err)
+	}
+	if err := checkTransaction(actions[:8], owners[:8], plans); err != nil {
+		t.Errorf("checkTransaction(2 × 1 MiB) = %v; want nil", err)
+	}
+	many := make([]types.TransactWriteItem, 101)
+	manyOwners := make([]int, 101)
+	for i := range manyOwners {
+		manyOwners[i] = i / 2
+		many[i] = types.TransactWriteItem{Delete: &types.Delete{}}
+	}
+	if err := checkTransaction(many, manyOwners, nil); !errors.As(err, &opErr) || opErr.Index != 50 {
+		t.Errorf("checkTransaction(101 actions) = %v; want OpError at 50", err)
+	}
+}

@@ -111,9 +111,8 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 		if len(actions) == 1 {
 			fails, err = s.writeOne(ctx, actions[0], owners[0])
 		} else {
-			if len(actions) > maxTransactItems {
-				return &store.OpError{Index: owners[maxTransactItems], Err: fmt.Errorf(
-					"dynamostore: the ops need %d DynamoDB writes, more than one transaction's %d: %w", len(actions), maxTransactItems, store.ErrEntityTooLarge)}
+			if err := checkTransaction(actions, owners, plans); err != nil {
+				return err
 			}
 			fails, err = s.writeTransaction(ctx, actions, owners)
 		}
@@ -142,8 +141,36 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 	return fmt.Errorf("dynamostore: write: the entities kept changing under %d attempts: %w", maxWriteAttempts, store.ErrBusy)
 }
 
-// maxTransactItems is TransactWriteItems' action limit.
-const maxTransactItems = 100
+// TransactWriteItems' limits: 100 actions, and 4 MB for all items together.
+// Azure's batches hold 100 operations and 4 MiB of request body, so only a
+// batch with entities larger than one item, whose overflow items add
+// actions, can pass them; it fails with ErrEntityTooLarge naming the op
+// that crossed the limit rather than with DynamoDB's ValidationException.
+const (
+	maxTransactItems = 100
+	maxTransactBytes = 4 << 20
+)
+
+func checkTransaction(actions []types.TransactWriteItem, owners []int, plans []*plan) error {
+	if len(actions) > maxTransactItems {
+		return &store.OpError{Index: owners[maxTransactItems], Err: fmt.Errorf(
+			"dynamostore: the ops need %d DynamoDB writes, more than one transaction's %d: %w", len(actions), maxTransactItems, store.ErrEntityTooLarge)}
+	}
+	total := 0
+	for i, a := range actions {
+		switch {
+		case a.Put != nil:
+			total += itemSize(a.Put.Item)
+		case a.Update != nil:
+			total += plans[owners[i]].patchSize
+		}
+		if total > maxTransactBytes {
+			return &store.OpError{Index: owners[i], Err: fmt.Errorf(
+				"dynamostore: the ops write more than the %d bytes one DynamoDB transaction holds: %w", maxTransactBytes, store.ErrEntityTooLarge)}
+		}
+	}
+	return nil
+}
 
 func backoff(ctx context.Context, attempt int) error {
 	d := time.Duration(5<<min(attempt, 5)) * time.Millisecond
