@@ -380,8 +380,34 @@ var (
 )
 
 // smallObject is the member count up to which duplicate and annotation
-// lookups use a linear scan instead of a map.
-const smallObject = 32
+// lookups use a smallIndex on the stack instead of a map.
+const smallObject = 64
+
+// smallIndex is an open-addressing hash table of up to smallObject member
+// indexes, keyed by the members' name hashes. A slot holds index+1, so the
+// zero value is empty; twice as many slots as members keep probes short.
+type smallIndex [2 * smallObject]uint8
+
+func (t *smallIndex) insert(hash uint32, i int) {
+	slot := hash % uint32(len(t))
+	for t[slot] != 0 {
+		slot = (slot + 1) % uint32(len(t))
+	}
+	t[slot] = uint8(i + 1)
+}
+
+// lookup returns the index of the member named name in t, or -1.
+func (d *decoder) lookup(t *smallIndex, hash uint32, name []byte) int {
+	slot := hash % uint32(len(t))
+	for t[slot] != 0 {
+		j := int(t[slot]) - 1
+		if m := &d.members[j]; m.hash == hash && bytes.Equal(d.name(m), name) {
+			return j
+		}
+		slot = (slot + 1) % uint32(len(t))
+	}
+	return -1
+}
 
 // resolve classifies the members, rejects duplicates and pairs every type
 // annotation with its property.
@@ -405,6 +431,7 @@ func (d *decoder) resolve() error {
 		}
 	}
 	var index map[string]int
+	var small smallIndex
 	if len(d.members) > smallObject {
 		index = make(map[string]int, len(d.members))
 		for i := range d.members {
@@ -415,13 +442,12 @@ func (d *decoder) resolve() error {
 			index[string(d.name(m))] = i
 		}
 	} else {
-		for i := 1; i < len(d.members); i++ {
+		for i := range d.members {
 			m := &d.members[i]
-			for j := 0; j < i; j++ {
-				if d.members[j].hash == m.hash && bytes.Equal(d.name(m), d.name(&d.members[j])) {
-					return d.duplicate(m)
-				}
+			if d.lookup(&small, m.hash, d.name(m)) >= 0 {
+				return d.duplicate(m)
 			}
+			small.insert(m.hash, i)
 		}
 	}
 	if annotations == 0 {
@@ -444,12 +470,7 @@ func (d *decoder) resolve() error {
 				p = j
 			}
 		} else {
-			for j := range d.members {
-				if d.members[j].hash == a.propHash && bytes.Equal(prop, d.name(&d.members[j])) {
-					p = j
-					break
-				}
-			}
+			p = d.lookup(&small, a.propHash, prop)
 		}
 		if p >= 0 && d.members[p].role == roleProperty {
 			d.members[p].annotation = i
