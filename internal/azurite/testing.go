@@ -20,10 +20,17 @@ var shared struct {
 // Use it from TestMain: os.Exit(azurite.Main(m)).
 func Main(m *testing.M) int {
 	code := m.Run()
+	StopShared()
+	return code
+}
+
+// StopShared stops the instance Endpoint started for this test binary, if
+// any. Main calls it; a TestMain that already runs another harness's Main
+// (dynamolocal.Main) calls it after that returns.
+func StopShared() {
 	if shared.inst != nil {
 		shared.inst.Stop()
 	}
-	return code
 }
 
 // Endpoint returns the account URL of Azurite for tests:

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/tablebridge/tablebridge/shared/migrate"
+	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/store/boltstore"
+)
+
+func init() {
+	register("migrate", "copy tables from Azure, Azurite or a tablebridge into a tablebridge endpoint or store, resumably", runMigrate)
+}
+
+// exitInterrupted is the status of a run stopped by SIGINT or SIGTERM, as
+// shells report 128+SIGINT; the checkpoint lets it resume.
+const exitInterrupted = 130
+
+func runMigrate(args []string) error {
+	ctx, stop := interruptContext()
+	defer stop()
+	return migrateCmd(ctx, args, os.Stdout, os.Stderr)
+}
+
+// interruptContext ends on the first SIGINT or SIGTERM, so the run stops
+// cleanly and writes its checkpoint. A second signal gets the default
+// treatment and kills the process at once.
+func interruptContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
+}
+
+// parseError gives a flag parsing failure status 2, like -h.
+func parseError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return &exitError{2, err}
+}
+
+// usageError marks a bad command line: exit status 2.
+func usageError(format string, a ...any) error {
+	return &exitError{2, fmt.Errorf(format, a...)}
+}
+
+// copyFlags are the flags migrate and import share.
+type copyFlags struct {
+	tables        string
+	renames       renameFlag
+	keepTimestamp string
+	dryRun        bool
+	checkpoint    string
+	restart       bool
+	parallel      int
+	writers       int
+	rate          float64
+	progress      progressFlags
+}
+
+func (c *copyFlags) register(fs *flag.FlagSet, defaultCheckpoint string) {
+	fs.StringVar(&c.tables, "tables", "", "comma-separated tables to copy (default: all)")
+	fs.Var(&c.renames, "rename", "rename a table as old:new; repeatable or comma-separated")
+	fs.StringVar(&c.keepTimestamp, "keep-timestamp", "", "store each entity's source Timestamp as an extra Edm.DateTime property with this name")
+	fs.BoolVar(&c.dryRun, "dry-run", false, "read and count everything, write nothing")
+	fs.StringVar(&c.checkpoint, "checkpoint", defaultCheckpoint, "checkpoint file: resume from it if present, keep it current while running (\"\" for none)")
+	fs.BoolVar(&c.restart, "restart", false, "ignore an existing checkpoint and start over")
+	fs.IntVar(&c.parallel, "parallel", 8, "scans running at once, across tables and PartitionKey ranges")
+	fs.IntVar(&c.writers, "writers", 16, "transactions in flight at once")
+	fs.Float64Var(&c.rate, "rate", 0, "at most this many entities per second (0: no limit)")
+	c.progress.register(fs)
+}
+
+func (c *copyFlags) options() migrate.Options {
+	return migrate.Options{
+		Tables:        splitList(c.tables),
+		Rename:        c.renames.m,
+		KeepTimestamp: c.keepTimestamp,
+		DryRun:        c.dryRun,
+		Checkpoint:    c.checkpoint,
+		Restart:       c.restart,
+		Parallel:      c.parallel,
+		Writers:       c.writers,
+		Rate:          c.rate,
+	}
+}
+
+func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		from   = fs.String("from", "", "source: a connection string or a SAS URL (Azure, Azurite, tablebridge)")
+		dest   destFlags
+		copies copyFlags
+		ranges = fs.Int("ranges", 4, "PartitionKey ranges a large table is split into and read in parallel (1 for DynamoDB-backed or Cosmos DB sources)")
+	)
+	dest.register(fs, "to", "destination: a tablebridge connection string or SAS URL (or -store)")
+	copies.register(fs, "tablebridge-migrate.checkpoint.json")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tablebridge migrate -from SOURCE (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return parseError(err)
+	}
+	if fs.NArg() > 0 {
+		return usageError("migrate: unexpected argument %q", fs.Arg(0))
+	}
+	if *from == "" {
+		return usageError("migrate: -from is required")
+	}
+	if err := dest.validate(copies.dryRun); err != nil {
+		return err
+	}
+	if err := copies.progress.validate(); err != nil {
+		return err
+	}
+	src, err := migrate.OpenEndpoint(*from, migrate.EndpointOptions{})
+	if err != nil {
+		return usageError("migrate: -from: %v", err)
+	}
+	opts := copies.options()
+	opts.Source = src
+	opts.Ranges = *ranges
+	if !copies.dryRun {
+		d, closeDest, err := dest.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer closeDest()
+		opts.Dest = d
+	}
+	return runCopy(ctx, "migrate", opts, copies, stdout)
+}
+
+// runCopy runs migrate.Migrate with a progress display and prints the
+// summary; migrate and import share it.
+func runCopy(ctx context.Context, cmd string, opts migrate.Options, copies copyFlags, stdout io.Writer) error {
+	progress := copies.progress.open(stdout)
+	opts.Progress = progress
+	if opts.Checkpoint != "" && !opts.DryRun {
+		fmt.Fprintf(stdout, "checkpoint: %s\n", opts.Checkpoint)
+	}
+	res, err := migrate.Migrate(ctx, opts)
+	progress.Close()
+	if res != nil {
+		printCopySummary(stdout, res, opts.DryRun)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			hint := ""
+			if opts.Checkpoint != "" && !opts.DryRun {
+				hint = "; run the same command again to resume from " + opts.Checkpoint
+			}
+			return &exitError{exitInterrupted, fmt.Errorf("%s: interrupted%s", cmd, hint)}
+		}
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	return nil
+}
+
+func printCopySummary(w io.Writer, res *migrate.Result, dryRun bool) {
+	verb := "copied"
+	if dryRun {
+		verb = "read (dry run, nothing written)"
+	}
+	for _, t := range res.Tables {
+		name := t.Source
+		if t.Dest != t.Source {
+			name += " -> " + t.Dest
+		}
+		switch {
+		case t.AlreadyDone:
+			fmt.Fprintf(w, "  %s: already done (%d entities)\n", name, t.Resumed)
+		case t.Resumed > 0:
+			fmt.Fprintf(w, "  %s: %d entities %s, %d before resuming\n", name, t.Entities, verb, t.Resumed)
+		default:
+			fmt.Fprintf(w, "  %s: %d entities %s\n", name, t.Entities, verb)
+		}
+	}
+	rate := 0.0
+	if secs := res.Elapsed.Seconds(); secs > 0 {
+		rate = float64(res.Entities) / secs
+	}
+	fmt.Fprintf(w, "%d tables, %d entities %s in %s (%.0f entities/s)\n", len(res.Tables), res.Entities, verb, res.Elapsed.Round(time.Millisecond), rate)
+}
+
+// destFlags choose a destination (or, for export, a source): an endpoint
+// by connection string or SAS URL, or a store opened directly.
+type destFlags struct {
+	name      string // the endpoint flag: "to" or "from"
+	endpoint  string
+	storeKind string
+	dataDir   string
+	account   string
+	dynamo    dynamoFlags
+}
+
+func (d *destFlags) register(fs *flag.FlagSet, name, usage string) {
+	d.name = name
+	fs.StringVar(&d.endpoint, name, "", usage)
+	fs.StringVar(&d.storeKind, "store", "", "write a store directly instead of an endpoint: bolt or dynamodb")
+	fs.StringVar(&d.dataDir, "data", "", "with -store bolt: the data directory of tablebridge serve (the bbolt file inside); stop the server first")
+	fs.StringVar(&d.account, "account", "devstoreaccount1", "with -store: the account whose tables to use")
+	d.dynamo.register(fs)
+}
+
+func (d *destFlags) validate(optional bool) error {
+	switch {
+	case d.endpoint != "" && d.storeKind != "":
+		return usageError("give -%s or -store, not both", d.name)
+	case d.endpoint == "" && d.storeKind == "" && !optional:
+		return usageError("-%s or -store is required", d.name)
+	case d.storeKind == "bolt" && d.dataDir == "":
+		return usageError("-store bolt needs -data DIR")
+	case d.storeKind != "" && d.storeKind != "bolt" && d.storeKind != "dynamodb":
+		return usageError("unknown -store %q (bolt or dynamodb)", d.storeKind)
+	}
+	return nil
+}
+
+// storeOrEndpoint is what both kinds offer.
+type storeOrEndpoint interface {
+	migrate.Source
+	migrate.Dest
+}
+
+// open opens the endpoint or the store; the returned func closes it.
+func (d *destFlags) open(ctx context.Context) (storeOrEndpoint, func(), error) {
+	if d.endpoint != "" {
+		ep, err := migrate.OpenEndpoint(d.endpoint, migrate.EndpointOptions{})
+		if err != nil {
+			return nil, nil, usageError("-%s: %v", d.name, err)
+		}
+		return ep, func() {}, nil
+	}
+	var (
+		st   store.Store
+		desc string
+		err  error
+	)
+	switch d.storeKind {
+	case "bolt":
+		path := filepath.Join(d.dataDir, "tablebridge.db")
+		if err := os.MkdirAll(d.dataDir, 0o755); err != nil {
+			return nil, nil, err
+		}
+		st, err = boltstore.Open(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open %s: %w (is tablebridge serve using it? stop it, or use its endpoint with -%s)", path, err, d.name)
+		}
+		abs, _ := filepath.Abs(path)
+		desc = "bolt " + abs
+	case "dynamodb":
+		st, err = d.dynamo.open(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		desc = "dynamodb " + d.dynamo.describe()
+	}
+	sio, err := migrate.NewStoreIO(st, d.account, desc, nil)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return sio, func() { st.Close() }, nil
+}
+
+// renameFlag collects -rename old:new pairs.
+type renameFlag struct{ m map[string]string }
+
+func (r *renameFlag) String() string {
+	var parts []string
+	for k, v := range r.m {
+		parts = append(parts, k+":"+v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (r *renameFlag) Set(s string) error {
+	for _, pair := range splitList(s) {
+		from, to, ok := strings.Cut(pair, ":")
+		from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+		if !ok || from == "" || to == "" {
+			return fmt.Errorf("want old:new, got %q", pair)
+		}
+		if r.m == nil {
+			r.m = map[string]string{}
+		}
+		for k := range r.m {
+			if strings.EqualFold(k, from) {
+				return fmt.Errorf("table %q renamed twice", from)
+			}
+		}
+		r.m[from] = to
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// progressFlags choose the progress display.
+type progressFlags struct {
+	mode     string
+	interval time.Duration
+}
+
+func (p *progressFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.mode, "progress", "auto", "progress display: bars (per table, with rate and ETA), log (a line per table every -progress-interval), none, or auto (bars on a terminal, else log)")
+	fs.DurationVar(&p.interval, "progress-interval", 10*time.Second, "how often -progress log reports")
+}
+
+// open starts the display on w: bars when w is a terminal (or -progress
+// bars), plain log lines otherwise.
+func (p *progressFlags) open(w io.Writer) migrate.Progress {
+	mode := p.mode
+	f, isFile := w.(*os.File)
+	if mode == "auto" {
+		mode = "log"
+		if isFile && term.IsTerminal(int(f.Fd())) {
+			mode = "bars"
+		}
+	}
+	switch mode {
+	case "bars":
+		width := func() int { return 80 }
+		if isFile {
+			width = func() int {
+				if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+					return w
+				}
+				return 80
+			}
+		}
+		return migrate.NewBarProgress(w, width)
+	case "none":
+		return migrate.NoProgress{}
+	}
+	return migrate.NewLogProgress(w, p.interval)
+}
+
+func (p *progressFlags) validate() error {
+	switch p.mode {
+	case "auto", "bars", "log", "none":
+		return nil
+	}
+	return usageError("unknown -progress %q (auto, bars, log or none)", p.mode)
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tablebridge/tablebridge/shared/migrate"
+)
+
+func init() {
+	register("verify", "compare a migration's destination with its source, entity by entity (exit 1 on differences)", runVerify)
+}
+
+func runVerify(args []string) error {
+	ctx, stop := interruptContext()
+	defer stop()
+	return verifyCmd(ctx, args, os.Stdout, os.Stderr)
+}
+
+// verifyCmd prints every difference to stdout, one per line, and a summary;
+// progress goes to stderr so stdout stays a clean list. The exit status is 0
+// when the sides match, 1 when they differ and 2 when verify could not
+// tell (bad usage, unreadable side).
+func verifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		from          = fs.String("from", "", "source: a connection string or a SAS URL")
+		dest          destFlags
+		tables        = fs.String("tables", "", "comma-separated source tables to compare (default: all, and report tables only the destination has)")
+		renames       renameFlag
+		keepTimestamp = fs.String("keep-timestamp", "", "the -keep-timestamp name the migration used: compare it with the source Timestamp")
+		maxDiffs      = fs.Int("max-diffs", 0, "list at most this many differences per table (0: all); the counts stay complete")
+		parallel      = fs.Int("parallel", 4, "tables compared at once")
+		progress      progressFlags
+	)
+	dest.register(fs, "to", "destination: a connection string or SAS URL (or -store)")
+	fs.Var(&renames, "rename", "the migration's renames, old:new; repeatable or comma-separated")
+	progress.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tablebridge verify -from SOURCE (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return parseError(err)
+	}
+	if fs.NArg() > 0 {
+		return usageError("verify: unexpected argument %q", fs.Arg(0))
+	}
+	if *from == "" {
+		return usageError("verify: -from is required")
+	}
+	if err := dest.validate(false); err != nil {
+		return err
+	}
+	if err := progress.validate(); err != nil {
+		return err
+	}
+	src, err := migrate.OpenEndpoint(*from, migrate.EndpointOptions{})
+	if err != nil {
+		return usageError("verify: -from: %v", err)
+	}
+	dst, closeDest, err := dest.open(ctx)
+	if err != nil {
+		return asStatus2(err)
+	}
+	defer closeDest()
+	display := progress.open(stderr)
+	res, err := migrate.Verify(ctx, migrate.VerifyOptions{
+		Source:        src,
+		Dest:          dst,
+		Tables:        splitList(*tables),
+		Rename:        renames.m,
+		KeepTimestamp: *keepTimestamp,
+		MaxDiffs:      *maxDiffs,
+		Parallel:      *parallel,
+		Progress:      display,
+		Report:        func(d migrate.Difference) { fmt.Fprintln(stdout, d) },
+	})
+	display.Close()
+	if err != nil {
+		return &exitError{2, fmt.Errorf("verify: %w", err)}
+	}
+	var srcN, dstN int64
+	for _, t := range res.Tables {
+		srcN += t.SourceEntities
+		dstN += t.DestEntities
+		name := t.Source
+		if t.Dest != t.Source {
+			name += " -> " + t.Dest
+		}
+		status := "match"
+		if t.Differences > 0 {
+			status = fmt.Sprintf("%d differences", t.Differences)
+		}
+		fmt.Fprintf(stdout, "  %s: source %d, dest %d entities: %s\n", name, t.SourceEntities, t.DestEntities, status)
+	}
+	if res.Differences > 0 {
+		return &exitError{1, fmt.Errorf("verify: %d differences in %d tables (source %d, dest %d entities)", res.Differences, len(res.Tables), srcN, dstN)}
+	}
+	fmt.Fprintf(stdout, "%d tables match (%d entities)\n", len(res.Tables), srcN)
+	return nil
+}
+
+// asStatus2 makes any error that has no status yet a status 2: verify
+// keeps 1 for "the sides differ".
+func asStatus2(err error) error {
+	if _, ok := err.(*exitError); ok {
+		return err
+	}
+	return &exitError{2, err}
+}

@@ -1,0 +1,76 @@
+// Package migrate is the engine behind tablebridge migrate, verify, export
+// and import: it copies Azure tables, entity for entity and type for type,
+// from any Azure Table endpoint (Azure, Azurite, Cosmos DB's Table API,
+// another tablebridge) into a tablebridge, and proves the copy.
+//
+// # Sources and destinations
+//
+// A Source reads pages of entities; a Dest upserts them. Endpoint is both,
+// over the official Go SDK (aztables v1.4.1), opened from a connection
+// string or a SAS URL (OpenEndpoint). StoreIO is both over a store.Store
+// opened directly (the bolt file of tablebridge serve, or DynamoDB).
+// FileSource reads export files.
+//
+// Reading goes through the SDK's pager but not its entity decoding: the SDK
+// re-encodes each entity through map[string]any, which turns an integral
+// Edm.Double into an Int32. capturePolicy hands the raw response body to
+// DecodeEntity (shared/edm's decoder) instead, at full metadata so a
+// service that annotates more than Azure gives every type it knows.
+// Writing goes through SubmitTransaction with Insert Or Replace operations,
+// each entity annotated with every non-string type (AppendEntityJSON), so
+// the SDK's re-encoding cannot lose one either. Two SDK limitations are
+// worked around where they bite, and documented there: quotes in keys in a
+// transaction's URLs, and the empty PartitionKey, which the SDK refuses to
+// put in an update URL although Azure allows it.
+//
+// Every Edm type and value survives bit for bit: Int64 extremes, NaN,
+// ±Infinity, -0, 5E-324 and the largest Double, DateTime to the 100 ns
+// tick, Guid, Binary, any Unicode, empty keys. The Timestamp does not: the
+// destination assigns its own on every write. Options.KeepTimestamp keeps
+// the source's as an extra Edm.DateTime property.
+//
+// # How a migration runs (Migrate)
+//
+//  1. The source's tables are listed (or taken from Options.Tables), renamed
+//     by Options.Rename, and recorded in the checkpoint.
+//  2. Per table, a discovery pass reads the keys only, counts the entities
+//     (for the progress ETA) and samples PartitionKeys to split the table
+//     into Options.Ranges ranges of about equal size (ranges.go explains the
+//     choice of split points and why they are safe in any server's string
+//     order).
+//  3. Every range is scanned page by page ($top=1000), Options.Parallel
+//     scans at a time across all tables. While a page is written the next
+//     one is fetched. A page's entities are grouped by partition into
+//     transactions of at most 100 (and about 3 MiB), up to Options.Writers
+//     in flight.
+//  4. A range's continuation token moves forward in the checkpoint only
+//     once every transaction of the page before it is acknowledged. The
+//     checkpoint is JSON, written atomically (temporary file, fsync,
+//     rename) every second and at the end. Interrupted by SIGINT, a crash
+//     or kill -9, the next run with the same options resumes each range at
+//     its last acknowledged page, and the pages it writes again are upserts
+//     of the same values: nothing is lost, nothing is duplicated.
+//
+// Throttling (503 ServerBusy, 429 TooManyRequests) and transient failures
+// are retried by the SDK's retry policy (exponential back-off with jitter,
+// honouring Retry-After), and what it cannot see, such as a 202 transaction
+// response holding a 503, by Backoff. Options.Rate caps entities per second
+// with a token bucket.
+//
+// # Verify
+//
+// Verify compares two sides by hashing every entity's canonical encoding
+// into buckets by key, so it works whatever order each side returns (a
+// DynamoDB-backed tablebridge scans in hash order) with bounded memory, and
+// re-reads only the buckets that disagree to name each difference: missing
+// in the destination, extra in the destination, or a property that differs.
+// verify.go explains the algorithm.
+//
+// # Export and import
+//
+// ExportTable writes one table as newline-delimited JSON with a header line
+// naming the table and every non-string property annotated with its Edm
+// type; ndjson.go documents the format. FileSource reads such files back,
+// gzip-compressed or not, as a Source, so import is Migrate from files:
+// batched, retried and resumable the same way.
+package migrate

@@ -1,0 +1,217 @@
+package migrate
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+)
+
+// Endpoint is an Azure Table endpoint opened from a connection string or a
+// SAS URL: real Azure, Azurite, Cosmos DB's Table API or a tablebridge.
+type Endpoint struct {
+	client *aztables.ServiceClient
+	// url is the account URL without credentials, for Describe.
+	url string
+	// table is the one table a table SAS (tn=...) reaches; "" otherwise.
+	table string
+}
+
+// EndpointOptions tune the SDK client.
+type EndpointOptions struct {
+	// MaxRetries is how often the SDK retries a request that failed with
+	// 408, 429, 500, 502, 503 or 504 or a network error, with exponential
+	// back-off and jitter and honouring Retry-After. Default 8; -1 turns
+	// retries off.
+	MaxRetries int32
+	// RetryDelay is the first back-off (default 500 ms); MaxRetryDelay caps
+	// it (default 30 s).
+	RetryDelay    time.Duration
+	MaxRetryDelay time.Duration
+	// TryTimeout bounds one attempt (default 2 min), so a stalled connection
+	// is retried instead of hanging the migration.
+	TryTimeout time.Duration
+	// Transport replaces the HTTP client (tests); by default one with enough
+	// idle connections per host for the parallel writers.
+	Transport policy.Transporter
+}
+
+// The development account every emulator (Azurite, tablebridge serve)
+// accepts, for "UseDevelopmentStorage=true".
+const (
+	devAccountName = "devstoreaccount1"
+	devAccountKey  = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+	devTableURL    = "http://127.0.0.1:10002/devstoreaccount1"
+)
+
+// OpenEndpoint opens spec, which is either
+//   - a connection string: AccountName with AccountKey or
+//     SharedAccessSignature, and TableEndpoint or DefaultEndpointsProtocol
+//     plus EndpointSuffix; or UseDevelopmentStorage=true; or
+//   - a URL, normally carrying a SAS query: an account SAS on the account
+//     URL, or a table SAS (tn=...) on the account or table URL.
+//
+// The connection string is parsed here rather than by aztables because
+// aztables ignores TableEndpoint when the string carries a
+// SharedAccessSignature, which would send an emulator's SAS to Azure.
+func OpenEndpoint(spec string, opts EndpointOptions) (*Endpoint, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return nil, errors.New("empty endpoint: give a connection string or a SAS URL")
+	}
+	copts := clientOptions(opts)
+	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
+		return openURL(spec, copts)
+	}
+	cs, err := parseConnectionString(spec)
+	if err != nil {
+		return nil, err
+	}
+	if cs.key != "" {
+		cred, err := aztables.NewSharedKeyCredential(cs.account, cs.key)
+		if err != nil {
+			return nil, fmt.Errorf("connection string: AccountKey: %w", err)
+		}
+		client, err := aztables.NewServiceClientWithSharedKey(cs.endpoint, cred, copts)
+		if err != nil {
+			return nil, err
+		}
+		return &Endpoint{client: client, url: cs.endpoint}, nil
+	}
+	return openURL(cs.endpoint+"?"+strings.TrimPrefix(cs.sas, "?"), copts)
+}
+
+func openURL(raw string, copts *aztables.ClientOptions) (*Endpoint, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint URL: %w", err)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("endpoint URL %q has no host", redactURL(u))
+	}
+	q := u.Query()
+	if q.Get("sig") == "" {
+		return nil, fmt.Errorf("endpoint URL %q carries no SAS (sig=...); give a SAS URL or a connection string", redactURL(u))
+	}
+	table := q.Get("tn")
+	// A table SAS is often handed out on the table's own URL
+	// (https://acct.table.core.windows.net/mytable?...&tn=mytable); the
+	// client needs the account URL.
+	path := strings.TrimSuffix(u.Path, "/")
+	if table != "" {
+		if i := strings.LastIndexByte(path, '/'); i >= 0 && strings.EqualFold(strings.TrimSuffix(path[i+1:], "()"), table) {
+			path = path[:i]
+		}
+	}
+	base := u.Scheme + "://" + u.Host + path
+	client, err := aztables.NewServiceClientWithNoCredential(base+"?"+u.RawQuery, copts)
+	if err != nil {
+		return nil, err
+	}
+	return &Endpoint{client: client, url: base, table: table}, nil
+}
+
+// redactURL drops the query, which holds the signature.
+func redactURL(u *url.URL) string {
+	c := *u
+	c.RawQuery = ""
+	return c.String()
+}
+
+type connectionString struct {
+	account, key, sas, endpoint string
+}
+
+func parseConnectionString(s string) (connectionString, error) {
+	fields := map[string]string{}
+	for _, part := range strings.Split(strings.TrimRight(s, ";"), ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			return connectionString{}, errors.New("connection string: expected key=value pairs separated by semicolons")
+		}
+		fields[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+	}
+	if strings.EqualFold(fields["usedevelopmentstorage"], "true") {
+		return connectionString{account: devAccountName, key: devAccountKey, endpoint: devTableURL}, nil
+	}
+	cs := connectionString{account: fields["accountname"], key: fields["accountkey"], sas: fields["sharedaccesssignature"]}
+	if cs.key == "" && cs.sas == "" {
+		return connectionString{}, errors.New("connection string: needs AccountKey or SharedAccessSignature")
+	}
+	if ep := fields["tableendpoint"]; ep != "" {
+		cs.endpoint = strings.TrimRight(ep, "/")
+	} else {
+		if cs.account == "" {
+			return connectionString{}, errors.New("connection string: needs AccountName or TableEndpoint")
+		}
+		proto := fields["defaultendpointsprotocol"]
+		if proto == "" {
+			proto = "https"
+		}
+		suffix := fields["endpointsuffix"]
+		if suffix == "" {
+			suffix = "core.windows.net"
+		}
+		cs.endpoint = proto + "://" + cs.account + ".table." + suffix
+	}
+	if cs.key != "" && cs.account == "" {
+		return connectionString{}, errors.New("connection string: AccountKey needs AccountName")
+	}
+	return cs, nil
+}
+
+func clientOptions(o EndpointOptions) *aztables.ClientOptions {
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 8
+	}
+	if o.RetryDelay == 0 {
+		o.RetryDelay = 500 * time.Millisecond
+	}
+	if o.MaxRetryDelay == 0 {
+		o.MaxRetryDelay = 30 * time.Second
+	}
+	if o.TryTimeout == 0 {
+		o.TryTimeout = 2 * time.Minute
+	}
+	transport := o.Transport
+	if transport == nil {
+		transport = &http.Client{Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			ForceAttemptHTTP2:   true,
+			MaxIdleConns:        256,
+			MaxIdleConnsPerHost: 128,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: 10 * time.Second,
+		}}
+	}
+	return &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
+		Retry: policy.RetryOptions{
+			MaxRetries:    o.MaxRetries,
+			RetryDelay:    o.RetryDelay,
+			MaxRetryDelay: o.MaxRetryDelay,
+			TryTimeout:    o.TryTimeout,
+			// azcore's defaults plus nothing: 408, 429, 500, 502, 503, 504.
+			// Azure's throttling is 503 ServerBusy; Cosmos DB's is 429.
+		},
+		Transport:       transport,
+		PerCallPolicies: []policy.Policy{capturePolicy{}},
+	}}
+}
+
+// Describe is the account URL without credentials.
+func (e *Endpoint) Describe() string { return e.url }
+
+// Client is the SDK client, for callers that need another operation.
+func (e *Endpoint) Client() *aztables.ServiceClient { return e.client }
