@@ -43,6 +43,17 @@
 //     inside the embedded request (legacy Node SDK). OData asks servers to
 //     accept both.
 //
+// Header blocks (the MIME headers of a part and the embedded request's
+// headers) are read by net/textproto's rules, obsolete line folding
+// included; header.go reads them by hand for speed and a differential test
+// holds it to textproto.
+//
+// Parse reads the body from a reader. A caller that knows the length
+// (Content-Length) calls ReadBody(r.Body, r.ContentLength) and ParseBytes
+// instead, so the body is read once into a buffer of its size. The parsed
+// operations' bodies alias that buffer; their other strings share one copy
+// of it.
+//
 // Verbs: POST, PUT, PATCH, MERGE, DELETE inside a changeset, and POST with
 // X-HTTP-Method set to MERGE, PATCH, PUT or DELETE, which is what the Go and
 // .NET SDKs send to Cosmos DB. Operation.Method holds the verb after that
@@ -119,5 +130,7 @@
 // as it does with Azure.
 //
 // Boundary ids, request ids and times are passed in, so output is
-// byte-stable in tests.
+// byte-stable in tests. The Append forms of the writers (AppendResponse,
+// AppendFailure, AppendQueryResponse) build the response in one buffer
+// sized up front, for a caller that sends bytes.
 package batch
