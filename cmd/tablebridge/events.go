@@ -27,7 +27,8 @@ func runEvents(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("events: unexpected argument %q", fs.Arg(0))
 	}
-	return writeEvents(*dir, time.Now(), os.Stdout)
+	// Whole seconds: x-ms-date has no more, and the fixture stays reproducible.
+	return writeEvents(*dir, time.Now().Truncate(time.Second), os.Stdout)
 }
 
 func writeEvents(dir string, now time.Time, out io.Writer) error {

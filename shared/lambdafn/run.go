@@ -41,42 +41,56 @@ func Main(name string) error {
 	if api == "" {
 		return fmt.Errorf("lambdafn: %s is not set: this program is a Lambda bootstrap; run it in Lambda, sam local, or the functions test harness", envRuntimeAPI)
 	}
-	h, log, err := setup(name, os.Getenv)
+	h, log, times, err := setup(name, os.Getenv)
 	if err != nil {
 		if rerr := reportInitError(api, err); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		return err
 	}
+	// One line per cold start; storeMs (DynamoDB, catalog check) and
+	// keysMs (Secrets Manager) ran concurrently.
 	log.LogAttrs(context.Background(), slog.LevelInfo, "init",
-		slog.Float64("initMs", float64(time.Since(started).Microseconds())/1000))
+		slog.Float64("initMs", millis(time.Since(started))),
+		slog.Float64("storeMs", millis(times.store)), slog.Float64("keysMs", millis(times.keys)))
 	lambda.Start(h.Invoke)
 	return nil
 }
 
-func setup(name string, getenv func(string) string) (*Handler, *slog.Logger, error) {
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func setup(name string, getenv func(string) string) (*Handler, *slog.Logger, initTimes, error) {
 	fn, err := FunctionByName(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, initTimes{}, err
 	}
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, initTimes{}, err
 	}
 	log := slog.New(NewLogHandler(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))).
 		With(slog.String("function", fn.Name))
 	ctx, cancel := context.WithTimeout(context.Background(), initTimeout)
 	defer cancel()
-	h, err := Setup(ctx, fn, cfg, log)
-	return h, log, err
+	h, times, err := setupTimed(ctx, fn, cfg, log)
+	return h, log, times, err
 }
+
+// initTimes is how long init waited for each dependency.
+type initTimes struct{ store, keys time.Duration }
 
 // Setup builds fn's handler from cfg: the DynamoDB store (checking that the
 // catalog table is there) and the account keys (from Secrets Manager),
 // concurrently, since both wait on the network.
 func Setup(ctx context.Context, fn Function, cfg Config, log *slog.Logger) (*Handler, error) {
+	h, _, err := setupTimed(ctx, fn, cfg, log)
+	return h, err
+}
+
+func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) (*Handler, initTimes, error) {
 	var (
 		wg      sync.WaitGroup
+		times   initTimes
 		st      *dynamostore.Store
 		stErr   error
 		account auth.Account
@@ -85,18 +99,23 @@ func Setup(ctx context.Context, fn Function, cfg Config, log *slog.Logger) (*Han
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		start := time.Now()
 		st, stErr = openStore(ctx, cfg)
+		times.store = time.Since(start)
 	}()
+	start := time.Now()
 	if cfg.UseEmulatorKey {
 		account = auth.DevStoreAccount()
 	} else {
 		account, keysErr = readAccount(ctx, cfg)
 	}
+	times.keys = time.Since(start)
 	wg.Wait()
 	if err := errors.Join(stErr, keysErr); err != nil {
-		return nil, err
+		return nil, times, err
 	}
-	return NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true})
+	h, err := NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true})
+	return h, times, err
 }
 
 // readAccount reads the account keys from Secrets Manager, with the

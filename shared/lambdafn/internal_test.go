@@ -1,0 +1,275 @@
+package lambdafn
+
+import (
+	"context"
+	"errors"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+)
+
+func TestMatchResource(t *testing.T) {
+	tests := []struct {
+		path         string
+		wantResource string
+		wantParams   map[string]string
+	}{
+		{"/acct", ResourceAccount, map[string]string{"account": "acct"}},
+		{"/acct/", ResourceAccount, map[string]string{"account": "acct"}},
+		{"/acct/Tables", ResourceTables, map[string]string{"account": "acct"}},
+		{"/acct/Tables/", ResourceTables, map[string]string{"account": "acct"}},
+		{"/acct/tables", ResourceAny, map[string]string{"account": "acct", "resource": "tables"}},
+		{"/acct/Tables('t')", ResourceAny, map[string]string{"account": "acct", "resource": "Tables('t')"}},
+		{"/acct/$batch", ResourceAny, map[string]string{"account": "acct", "resource": "$batch"}},
+		{"/acct/t(PartitionKey='a%20b',RowKey='%E2%9C%93')", ResourceAny,
+			map[string]string{"account": "acct", "resource": "t(PartitionKey='a b',RowKey='✓')"}},
+		{"/", "", nil},
+		{"/acct/t/extra", "", nil},
+		{"/acct//t", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			res, params, ok := matchResource(tc.path)
+			if ok != (tc.wantResource != "") || res != tc.wantResource || !maps.Equal(params, tc.wantParams) {
+				t.Errorf("got %q %v %v, want %q %v", res, params, ok, tc.wantResource, tc.wantParams)
+			}
+		})
+	}
+}
+
+func TestSplitStagePath(t *testing.T) {
+	tests := []struct {
+		full, resource       string
+		wantPrefix, wantRest string
+		wantOK               bool
+	}{
+		{"/Prod/acct/Tables", ResourceTables, "/Prod", "/acct/Tables", true},
+		{"/acct/Tables", ResourceTables, "", "/acct/Tables", true},
+		{"/v1/tables/acct/t()", ResourceAny, "/v1/tables", "/acct/t()", true},
+		{"/Prod/acct/", ResourceAccount, "/Prod", "/acct/", true},
+		{"/Prod/acct", ResourceAccount, "/Prod", "/acct", true},
+		{"/Prod/acct/t(PartitionKey='a%2Fb',RowKey='')", ResourceAny, "/Prod", "/acct/t(PartitionKey='a%2Fb',RowKey='')", true},
+		{"/acct", ResourceTables, "", "", false},
+		{"", ResourceAny, "", "", false},
+		{"/Prod/acct/Tables", "", "", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.full+" "+tc.resource, func(t *testing.T) {
+			prefix, rest, ok := splitStagePath(tc.full, tc.resource)
+			if prefix != tc.wantPrefix || rest != tc.wantRest || ok != tc.wantOK {
+				t.Errorf("got %q %q %v, want %q %q %v", prefix, rest, ok, tc.wantPrefix, tc.wantRest, tc.wantOK)
+			}
+		})
+	}
+}
+
+func TestRouteFor(t *testing.T) {
+	tests := []struct {
+		method, path string
+		wantFn       string
+		wantMethod   string
+	}{
+		{"GET", "/acct/Tables", "querytables", "GET"},
+		{"POST", "/acct/Tables", "createtable", "POST"},
+		{"OPTIONS", "/acct/Tables", "preflight", "OPTIONS"},
+		{"GET", "/acct/t()", "readresource", "GET"},
+		{"HEAD", "/acct/t", "readresource", "HEAD"},
+		{"POST", "/acct/$batch", "insertorbatch", "POST"},
+		{"PUT", "/acct/t(PartitionKey='a',RowKey='b')", "updateentity", "PUT"},
+		{"PATCH", "/acct/t(PartitionKey='a',RowKey='b')", "mergeentity", "PATCH"},
+		{"MERGE", "/acct/t(PartitionKey='a',RowKey='b')", "mergeentity", MethodAny},
+		{"DELETE", "/acct/Tables('t')", "deleteresource", "DELETE"},
+		{"GET", "/acct/", "getservice", "GET"},
+		{"PUT", "/acct", "setserviceproperties", "PUT"},
+		{"OPTIONS", "/acct", "preflight", "OPTIONS"},
+		{"DELETE", "/acct/Tables", "", ""},
+		{"PATCH", "/acct", "", ""},
+		{"GET", "/", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			fn, route, _, ok := RouteFor(tc.method, tc.path)
+			if ok != (tc.wantFn != "") || fn.Name != tc.wantFn || route.Method != tc.wantMethod {
+				t.Errorf("got %s %s %v, want %s %s", fn.Name, route, ok, tc.wantFn, tc.wantMethod)
+			}
+		})
+	}
+}
+
+// TestFunctionsAreConsistent: every function's operations are served by
+// the store methods it may call, and every store method has IAM actions.
+func TestFunctionsAreConsistent(t *testing.T) {
+	seen := map[string]bool{}
+	for _, fn := range Functions() {
+		if seen[fn.Name] || seen[fn.LogicalID] {
+			t.Errorf("duplicate function %s / %s", fn.Name, fn.LogicalID)
+		}
+		seen[fn.Name], seen[fn.LogicalID] = true, true
+		if len(fn.Routes) == 0 || len(fn.Operations) == 0 {
+			t.Errorf("%s has no routes or no operations", fn.Name)
+		}
+		for _, m := range fn.StoreMethods() {
+			if _, ok := storeActions[m]; !ok {
+				t.Errorf("%s: store method %s has no IAM actions", fn.Name, m)
+			}
+		}
+		catalog, data := fn.DynamoDBActions()
+		for _, a := range append(catalog, data...) {
+			if !strings.HasPrefix(a, "dynamodb:") || strings.Contains(a, "*") {
+				t.Errorf("%s: action %q", fn.Name, a)
+			}
+		}
+	}
+	if _, err := FunctionByName("nope"); err == nil {
+		t.Error("FunctionByName found a function that does not exist")
+	}
+}
+
+type fakeSecrets struct {
+	out *secretsmanager.GetSecretValueOutput
+	err error
+	id  string
+}
+
+func (f *fakeSecrets) GetSecretValue(_ context.Context, in *secretsmanager.GetSecretValueInput, _ ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error) {
+	f.id = aws.ToString(in.SecretId)
+	return f.out, f.err
+}
+
+func TestFetchAccount(t *testing.T) {
+	good := `{"accountName":"acct","keys":"` + strings.Repeat("Zz09", 44) + `"}`
+	tests := []struct {
+		name    string
+		fake    fakeSecrets
+		wantErr string
+	}{
+		{"secret string", fakeSecrets{out: &secretsmanager.GetSecretValueOutput{SecretString: aws.String(good)}}, ""},
+		{"Secrets Manager refuses", fakeSecrets{err: errors.New("AccessDeniedException: not allowed")}, "AccessDeniedException"},
+		{"binary secret", fakeSecrets{out: &secretsmanager.GetSecretValueOutput{SecretBinary: []byte("x")}}, "binary"},
+		{"malformed secret", fakeSecrets{out: &secretsmanager.GetSecretValueOutput{SecretString: aws.String(`{}`)}}, `no "keys"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acc, err := fetchAccount(context.Background(), &tc.fake, "tablebridge/keys", "acct")
+			if tc.fake.id != "tablebridge/keys" {
+				t.Errorf("asked for secret %q", tc.fake.id)
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "tablebridge/keys") {
+					t.Fatalf("error %v, want one mentioning %q and the secret", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || len(acc.Keys) != 2 {
+				t.Fatalf("account %+v, err %v", acc, err)
+			}
+		})
+	}
+}
+
+// TestMeterCapacity runs a real DynamoDB client against a stub endpoint:
+// inside a request's context the call asks for TOTAL consumed capacity and
+// the units land on the request's meter; outside, nothing is asked.
+func TestMeterCapacity(t *testing.T) {
+	var lastBody string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		lastBody = string(b)
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		if strings.Contains(lastBody, "TOTAL") {
+			_, _ = io.WriteString(w, `{"ConsumedCapacity":{"TableName":"t","CapacityUnits":0.5}}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	client := dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), DisableValidateResponseChecksum: true,
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),
+	}, MeterCapacity)
+	get := &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]types.AttributeValue{"PartitionKey": &types.AttributeValueMemberS{Value: "p"}}}
+
+	if _, err := client.GetItem(context.Background(), get); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(lastBody, "ReturnConsumedCapacity") {
+		t.Errorf("outside a request the call asked for capacity: %s", lastBody)
+	}
+
+	ctx := withCapacityMeter(context.Background())
+	for range 2 {
+		if _, err := client.GetItem(ctx, get); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(lastBody, `"ReturnConsumedCapacity":"TOTAL"`) {
+		t.Errorf("request body %s", lastBody)
+	}
+	if units, calls := capacityFrom(ctx).total(); units != 1 || calls != 2 {
+		t.Errorf("meter = %v units over %d calls, want 1 over 2", units, calls)
+	}
+}
+
+func TestConsumedUnitsOfEveryOutput(t *testing.T) {
+	one := &types.ConsumedCapacity{CapacityUnits: aws.Float64(1.5)}
+	two := []types.ConsumedCapacity{{CapacityUnits: aws.Float64(2)}, {CapacityUnits: aws.Float64(0.5)}, {}}
+	tests := []struct {
+		name string
+		in   any
+		out  any
+		want float64
+	}{
+		{"GetItem", &dynamodb.GetItemInput{}, &dynamodb.GetItemOutput{ConsumedCapacity: one}, 1.5},
+		{"PutItem", &dynamodb.PutItemInput{}, &dynamodb.PutItemOutput{ConsumedCapacity: one}, 1.5},
+		{"UpdateItem", &dynamodb.UpdateItemInput{}, &dynamodb.UpdateItemOutput{ConsumedCapacity: one}, 1.5},
+		{"DeleteItem", &dynamodb.DeleteItemInput{}, &dynamodb.DeleteItemOutput{ConsumedCapacity: one}, 1.5},
+		{"Query", &dynamodb.QueryInput{}, &dynamodb.QueryOutput{ConsumedCapacity: one}, 1.5},
+		{"Scan", &dynamodb.ScanInput{}, &dynamodb.ScanOutput{}, 0},
+		{"TransactWriteItems", &dynamodb.TransactWriteItemsInput{}, &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: two}, 2.5},
+		{"TransactGetItems", &dynamodb.TransactGetItemsInput{}, &dynamodb.TransactGetItemsOutput{ConsumedCapacity: two}, 2.5},
+		{"DescribeTable is not metered", &dynamodb.DescribeTableInput{}, &dynamodb.DescribeTableOutput{}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			askForCapacity(tc.in)
+			if got := consumedUnits(tc.out); got != tc.want {
+				t.Errorf("units = %v, want %v", got, tc.want)
+			}
+			if _, isDescribe := tc.in.(*dynamodb.DescribeTableInput); !isDescribe &&
+				!strings.Contains(strings.ToUpper(fmtInput(tc.in)), "TOTAL") {
+				t.Errorf("%T does not ask for TOTAL", tc.in)
+			}
+		})
+	}
+}
+
+func fmtInput(in any) string {
+	switch v := in.(type) {
+	case *dynamodb.GetItemInput:
+		return string(v.ReturnConsumedCapacity)
+	case *dynamodb.PutItemInput:
+		return string(v.ReturnConsumedCapacity)
+	case *dynamodb.UpdateItemInput:
+		return string(v.ReturnConsumedCapacity)
+	case *dynamodb.DeleteItemInput:
+		return string(v.ReturnConsumedCapacity)
+	case *dynamodb.QueryInput:
+		return string(v.ReturnConsumedCapacity)
+	case *dynamodb.ScanInput:
+		return string(v.ReturnConsumedCapacity)
+	case *dynamodb.TransactWriteItemsInput:
+		return string(v.ReturnConsumedCapacity)
+	case *dynamodb.TransactGetItemsInput:
+		return string(v.ReturnConsumedCapacity)
+	}
+	return ""
+}

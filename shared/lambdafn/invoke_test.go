@@ -1,0 +1,201 @@
+package lambdafn_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/lambdafn"
+)
+
+// createTable makes a table through the createtable function.
+func createTable(t *testing.T, fs *functions, name string) {
+	t.Helper()
+	resp := fs.do(t, newRequest(t, req{method: http.MethodPost, path: "/Tables", body: `{"TableName":"` + name + `"}`,
+		header: map[string]string{"Content-Type": "application/json", "Prefer": "return-no-content"}}), stageOpts())
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("create table %s: %d %s", name, resp.StatusCode, readAll(t, resp))
+	}
+}
+
+// TestSignedPath: Shared Key signs the path the client sent, stage or
+// custom-domain base path included.
+func TestSignedPath(t *testing.T) {
+	fs := newFunctions(t, openBolt(t))
+	tests := []struct {
+		name       string
+		r          req
+		opts       lambdafn.EventOptions
+		wantStatus int
+		wantCode   string
+	}{
+		{"SharedKeyLite over the stage-prefixed path", req{method: http.MethodGet, path: "/Tables"},
+			stageOpts(), http.StatusOK, ""},
+		{"SharedKey over the stage-prefixed path", req{method: http.MethodGet, path: "/Tables", sign: auth.SignSharedKey},
+			stageOpts(), http.StatusOK, ""},
+		{"custom domain base path", req{method: http.MethodGet, path: "/Tables", prefix: "/tables"},
+			lambdafn.EventOptions{Stage: stage, BasePath: "tables"}, http.StatusOK, ""},
+		{"service endpoint with trailing slash", req{method: http.MethodGet, path: "/",
+			query: url.Values{"restype": {"service"}, "comp": {"properties"}}},
+			stageOpts(), http.StatusOK, ""},
+		{"signed without the stage", req{method: http.MethodGet, path: "/Tables", signedPrefix: "-"},
+			stageOpts(), http.StatusForbidden, "AuthenticationFailed"},
+		{"signed with another stage", req{method: http.MethodGet, path: "/Tables", signedPrefix: "/Beta"},
+			stageOpts(), http.StatusForbidden, "AuthenticationFailed"},
+		{"signed more than 15 minutes ago", req{method: http.MethodGet, path: "/Tables", date: time.Now().Add(-16 * time.Minute)},
+			stageOpts(), http.StatusForbidden, "AuthenticationFailed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := fs.do(t, newRequest(t, tc.r), tc.opts)
+			body := readAll(t, resp)
+			if resp.StatusCode != tc.wantStatus || resp.Header.Get("x-ms-error-code") != tc.wantCode {
+				t.Fatalf("got %d %q, want %d %q: %s", resp.StatusCode, resp.Header.Get("x-ms-error-code"), tc.wantStatus, tc.wantCode, body)
+			}
+		})
+	}
+}
+
+// TestCommaHeaders: x-ms-date, an ETag in If-Match and Prefer hold commas
+// or quotes and must reach the handler whole.
+func TestCommaHeaders(t *testing.T) {
+	fs := newFunctions(t, openBolt(t))
+	createTable(t, fs, "commas")
+	entity := "/commas(PartitionKey='p',RowKey='r')"
+
+	// Prefer: return-content must be honoured (and x-ms-date, with its
+	// comma, verified) for the insert to answer 201 with the entity.
+	resp := fs.do(t, newRequest(t, req{method: http.MethodPost, path: "/commas",
+		body:   `{"PartitionKey":"p","RowKey":"r","Greeting":"Hello, world"}`,
+		header: map[string]string{"Content-Type": "application/json", "Prefer": "return-content"}}), stageOpts())
+	body := readAll(t, resp)
+	if resp.StatusCode != http.StatusCreated || resp.Header.Get("Preference-Applied") != "return-content" {
+		t.Fatalf("insert: %d, Preference-Applied %q: %s", resp.StatusCode, resp.Header.Get("Preference-Applied"), body)
+	}
+	etag := resp.Header.Get("ETag")
+	if !strings.HasPrefix(etag, `W/"datetime'`) {
+		t.Fatalf("ETag %q", etag)
+	}
+
+	// The ETag goes back in If-Match exactly; a mangled one would be 412.
+	resp = fs.do(t, newRequest(t, req{method: http.MethodPatch, path: entity, body: `{"Greeting":"Hi, again"}`,
+		header: map[string]string{"Content-Type": "application/json", "If-Match": etag}}), stageOpts())
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("merge with If-Match %s: %d %s", etag, resp.StatusCode, readAll(t, resp))
+	}
+	// And the old one, now stale, is refused.
+	resp = fs.do(t, newRequest(t, req{method: http.MethodPatch, path: entity, body: `{"Greeting":"late"}`,
+		header: map[string]string{"Content-Type": "application/json", "If-Match": etag}}), stageOpts())
+	if resp.StatusCode != http.StatusPreconditionFailed || resp.Header.Get("x-ms-error-code") != "UpdateConditionNotSatisfied" {
+		t.Fatalf("merge with a stale ETag: %d %s", resp.StatusCode, readAll(t, resp))
+	}
+
+	resp = fs.do(t, newRequest(t, req{method: http.MethodGet, path: entity}), stageOpts())
+	var got map[string]any
+	if err := json.Unmarshal([]byte(readAll(t, resp)), &got); err != nil || got["Greeting"] != "Hi, again" {
+		t.Fatalf("entity after merge: %v (%v)", got, err)
+	}
+}
+
+// TestGuard: a function refuses the operations it does not serve with 405,
+// before touching the store.
+func TestGuard(t *testing.T) {
+	fs := newFunctions(t, openBolt(t))
+	createTable(t, fs, "guarded")
+	tests := []struct {
+		name string
+		fn   string
+		r    req
+	}{
+		{"create table sent to querytables", "querytables",
+			req{method: http.MethodPost, path: "/Tables", body: `{"TableName":"nope"}`, header: map[string]string{"Content-Type": "application/json"}}},
+		{"delete table tunnelled through POST", "insertorbatch",
+			req{method: http.MethodPost, path: "/Tables('guarded')", header: map[string]string{"X-HTTP-Method": "DELETE"}}},
+		{"lower-case tables reaches the {resource} route", "readresource",
+			req{method: http.MethodGet, path: "/tables"}},
+		{"set service properties sent to getservice", "getservice",
+			req{method: http.MethodPut, path: "/", query: url.Values{"restype": {"service"}, "comp": {"properties"}},
+				body: `<StorageServiceProperties/>`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ev, _, err := lambdafn.NewEvent(newRequest(t, tc.r), stageOpts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := fs.invoke(t, tc.fn, ev)
+			body := readAll(t, resp)
+			if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("x-ms-error-code") != "MethodNotAllowed" {
+				t.Fatalf("got %d %q: %s", resp.StatusCode, resp.Header.Get("x-ms-error-code"), body)
+			}
+			if !strings.Contains(body, tc.fn) {
+				t.Errorf("the message does not name the function: %s", body)
+			}
+		})
+	}
+	// The table survived the tunnelled delete.
+	if resp := fs.do(t, newRequest(t, req{method: http.MethodGet, path: "/Tables('guarded')"}), stageOpts()); resp.StatusCode != http.StatusOK {
+		t.Fatalf("table after refused delete: %d", resp.StatusCode)
+	}
+}
+
+// TestLiteralMerge: if API Gateway hands a literal MERGE to the ANY route,
+// the merge function serves it.
+func TestLiteralMerge(t *testing.T) {
+	fs := newFunctions(t, openBolt(t))
+	createTable(t, fs, "legacy")
+	r := newRequest(t, req{method: "MERGE", path: "/legacy(PartitionKey='p',RowKey='r')", body: `{"A":1}`,
+		header: map[string]string{"Content-Type": "application/json"}})
+	ev, fn, err := lambdafn.NewEvent(r, stageOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fn.Name != "mergeentity" || ev.Resource != lambdafn.ResourceAny {
+		t.Fatalf("MERGE routed to %s %s", fn.Name, ev.Resource)
+	}
+	if resp := fs.invoke(t, fn.Name, ev); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("MERGE (insert or merge): %d %s", resp.StatusCode, readAll(t, resp))
+	}
+}
+
+// TestRequestLogLine: one JSON line per request, with the Lambda and API
+// Gateway request ids next to httpapi's fields.
+func TestRequestLogLine(t *testing.T) {
+	fs := newFunctions(t, openBolt(t))
+	createTable(t, fs, "logged")
+	ev, fn, err := lambdafn.NewEvent(newRequest(t, req{method: http.MethodGet, path: "/logged()"}), stageOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(fs.log.lines(t))
+	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "lambda-req-1"})
+	resp, err := fs.byName[fn.Name].Invoke(ctx, ev)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("query: %v %d %s", err, resp.StatusCode, resp.Body)
+	}
+	lines := fs.log.lines(t)[before:]
+	if len(lines) != 1 {
+		t.Fatalf("logged %d lines, want 1: %v", len(lines), lines)
+	}
+	line := lines[0]
+	want := map[string]any{
+		"msg": "request", "function": "readresource", "operation": "QueryEntities", "account": devAccount,
+		"table": "logged", "status": float64(200), "lambdaRequestId": "lambda-req-1",
+		"apiRequestId": ev.RequestContext.RequestID, "requestId": resp.MultiValueHeaders["X-Ms-Request-Id"][0],
+	}
+	for k, v := range want {
+		if line[k] != v {
+			t.Errorf("%s = %v, want %v", k, line[k], v)
+		}
+	}
+	if _, ok := line["latency"]; !ok {
+		t.Error("no latency")
+	}
+}

@@ -1,0 +1,146 @@
+package lambdafn_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/lambdafn"
+)
+
+// eventsDir is the repository's events/ directory.
+var eventsDir = filepath.Join("..", "..", "events")
+
+func loadEvent(t testing.TB, file string) (events.APIGatewayProxyRequest, []byte) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(eventsDir, filepath.FromSlash(file)))
+	if err != nil {
+		t.Fatalf("%v (regenerate events/ with make events)", err)
+	}
+	var ev events.APIGatewayProxyRequest
+	if err := json.Unmarshal(b, &ev); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return ev, b
+}
+
+// TestEventsAreGenerated: events/ holds exactly what the generator
+// (tablebridge events, make events) writes, byte for byte at the date the
+// files were signed, and nothing else.
+func TestEventsAreGenerated(t *testing.T) {
+	first, _ := loadEvent(t, "createtable/createtable.json")
+	date, err := time.Parse(http.TimeFormat, first.MultiValueHeaders["X-Ms-Date"][0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := lambdafn.Samples(date)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, s := range samples {
+		want = append(want, s.File())
+		_, got := loadEvent(t, s.File())
+		regenerated, err := lambdafn.MarshalEvent(s.Event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, regenerated) {
+			t.Errorf("events/%s differs from what make events writes; regenerate it", s.File())
+		}
+	}
+	var have []string
+	err = filepath.WalkDir(eventsDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(eventsDir, path)
+		have = append(have, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(want)
+	sort.Strings(have)
+	if !equalStrings(have, want) {
+		t.Errorf("events/ holds %v, want %v", have, want)
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEventsRunInOrder feeds every stored event, re-signed now, to its
+// function, in the order make events lists them, and checks each status.
+// A stored event that is not re-signed is too old to authenticate.
+func TestEventsRunInOrder(t *testing.T) {
+	fns := newFunctions(t, openBolt(t))
+	samples, err := lambdafn.Samples(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := auth.DevStoreAccount()
+
+	stale, _ := loadEvent(t, samples[0].File())
+	stale.MultiValueHeaders["X-Ms-Date"] = []string{time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat)}
+	if resp := fns.invoke(t, samples[0].Function, stale); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a stale event got %d, want 403", resp.StatusCode)
+	}
+
+	for _, s := range samples {
+		t.Run(s.Name, func(t *testing.T) {
+			ev, _ := loadEvent(t, s.File())
+			if ev.HTTPMethod != http.MethodOptions {
+				if err := lambdafn.ResignEvent(&ev, dev.Name, dev.Keys[0], time.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			resp := fns.invoke(t, s.Function, ev)
+			body := readAll(t, resp)
+			if resp.StatusCode != s.WantStatus {
+				t.Fatalf("%s: got %d, want %d: %s", s.Operation, resp.StatusCode, s.WantStatus, body)
+			}
+		})
+	}
+}
+
+func TestResignEventKeepsTheScheme(t *testing.T) {
+	fns := newFunctions(t, openBolt(t))
+	r := newRequest(t, req{method: http.MethodGet, path: "/Tables", sign: auth.SignSharedKey, date: time.Now().Add(-time.Hour)})
+	ev, fn, err := lambdafn.NewEvent(r, stageOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp := fns.invoke(t, fn.Name, ev); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("hour-old signature: %d", resp.StatusCode)
+	}
+	dev := auth.DevStoreAccount()
+	if err := lambdafn.ResignEvent(&ev, dev.Name, dev.Keys[0], time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := ev.Headers["Authorization"]; len(got) < 10 || got[:10] != "SharedKey " {
+		t.Errorf("Authorization = %q, want SharedKey", got)
+	}
+	if resp := fns.invoke(t, fn.Name, ev); resp.StatusCode != http.StatusOK {
+		t.Fatalf("re-signed: %d %s", resp.StatusCode, readAll(t, resp))
+	}
+}
