@@ -141,3 +141,28 @@ func TestOpErrorIndex(t *testing.T) {
 		t.Errorf("op without entity = %v; want OpError at 0", err)
 	}
 }
+
+func TestIsItemTooLarge(t *testing.T) {
+	op := func(err error) error {
+		return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "UpdateItem", Err: err}
+	}
+	for _, tc := range []struct {
+		msg  string
+		want bool
+	}{
+		// DynamoDB's words for an UpdateItem whose result outgrows an item,
+		// and for an expression too large for one request.
+		{"Item size to update has exceeded the maximum allowed size", true},
+		{"Expression size has exceeded the maximum allowed size", true},
+		{"Item size has exceeded the maximum allowed size", true},
+		{"One or more parameter values were invalid", false},
+	} {
+		err := op(&smithy.GenericAPIError{Code: "ValidationException", Message: tc.msg})
+		if got := isItemTooLarge(err); got != tc.want {
+			t.Errorf("isItemTooLarge(%q) = %v, want %v", tc.msg, got, tc.want)
+		}
+	}
+	if isItemTooLarge(op(&smithy.GenericAPIError{Code: "ThrottlingException", Message: "Item size to update has exceeded the maximum allowed size"})) {
+		t.Error("a throttling error taken for a size error")
+	}
+}

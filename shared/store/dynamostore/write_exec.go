@@ -79,7 +79,7 @@ func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem, owner i
 // one request or item: "Item size to update has exceeded the maximum allowed
 // size", "Expression size has exceeded the maximum allowed size".
 func isItemTooLarge(err error) bool {
-	return isCode(err, "ValidationException") && strings.Contains(strings.ToLower(err.Error()), "size has exceeded")
+	return isCode(err, "ValidationException") && strings.Contains(strings.ToLower(err.Error()), "has exceeded the maximum allowed size")
 }
 
 // writeTransaction runs the actions as one TransactWriteItems and reports
