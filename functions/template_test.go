@@ -1,0 +1,440 @@
+package functions_test
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tablebridge/tablebridge/shared/lambdafn"
+)
+
+// node helpers over yaml.v3 nodes: CloudFormation's short tags (!Ref,
+// !Sub, !GetAtt) stay on the nodes as Tag, so decoding into yaml.Node
+// keeps them instead of failing on unknown tags.
+
+func loadTemplate(t testing.TB) *yaml.Node {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("template.yaml: %v", err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		t.Fatal("template.yaml is not one YAML document")
+	}
+	return doc.Content[0]
+}
+
+// get follows mapping keys; nil when a key is missing.
+func get(n *yaml.Node, keys ...string) *yaml.Node {
+	for _, k := range keys {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		n = next
+	}
+	return n
+}
+
+func str(n *yaml.Node) string {
+	if n == nil {
+		return ""
+	}
+	return n.Value
+}
+
+// tagged reports a CloudFormation intrinsic: "!Ref TableApi" and the like.
+func tagged(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	if n.Tag == "!!str" || n.Tag == "" {
+		return n.Value
+	}
+	return n.Tag + " " + n.Value
+}
+
+// scalars returns a scalar or a sequence of scalars as a list.
+func scalars(n *yaml.Node) []string {
+	switch {
+	case n == nil:
+		return nil
+	case n.Kind == yaml.ScalarNode:
+		return []string{tagged(n)}
+	case n.Kind == yaml.SequenceNode:
+		var out []string
+		for _, c := range n.Content {
+			out = append(out, tagged(c))
+		}
+		return out
+	}
+	return nil
+}
+
+func mappingKeys(n *yaml.Node) []string {
+	var out []string
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i < len(n.Content); i += 2 {
+			out = append(out, n.Content[i].Value)
+		}
+	}
+	return out
+}
+
+// resourcesOfType maps logical IDs to resources of one type.
+func resourcesOfType(tpl *yaml.Node, typ string) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	res := get(tpl, "Resources")
+	for _, id := range mappingKeys(res) {
+		r := get(res, id)
+		if str(get(r, "Type")) == typ {
+			out[id] = r
+		}
+	}
+	return out
+}
+
+const (
+	catalogARN = "!GetAtt CatalogTable.Arn"
+	tablesARN  = "!Sub arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/${TablePrefix}${AccountName}.*"
+	secretRef  = "!Ref AccountKeysSecret"
+)
+
+func TestTemplateFunctions(t *testing.T) {
+	tpl := loadTemplate(t)
+	if got := str(get(tpl, "Transform")); got != "AWS::Serverless-2016-10-31" {
+		t.Errorf("Transform = %q", got)
+	}
+	globals := get(tpl, "Globals", "Function")
+	setting := func(fn *yaml.Node, key string) *yaml.Node {
+		if v := get(fn, "Properties", key); v != nil {
+			return v
+		}
+		return get(globals, key)
+	}
+	fns := resourcesOfType(tpl, "AWS::Serverless::Function")
+	var ids []string
+	for id := range fns {
+		ids = append(ids, id)
+	}
+	var want []string
+	for _, f := range lambdafn.Functions() {
+		want = append(want, f.LogicalID)
+	}
+	slices.Sort(ids)
+	slices.Sort(want)
+	if !slices.Equal(ids, want) {
+		t.Fatalf("template functions %v, want lambdafn's %v", ids, want)
+	}
+
+	for _, f := range lambdafn.Functions() {
+		t.Run(f.Name, func(t *testing.T) {
+			r := fns[f.LogicalID]
+			if got := str(setting(r, "Runtime")); got != "provided.al2023" {
+				t.Errorf("Runtime = %q", got)
+			}
+			if got := scalars(setting(r, "Architectures")); !slices.Equal(got, []string{"arm64"}) {
+				t.Errorf("Architectures = %v", got)
+			}
+			if got := str(setting(r, "Handler")); got != "bootstrap" {
+				t.Errorf("Handler = %q", got)
+			}
+
+			// CodeUri is make build's output for the function, built from
+			// functions/<name>, whose main hands over to lambdafn.Main.
+			if got := str(get(r, "Properties", "CodeUri")); got != "build/"+f.Name {
+				t.Errorf("CodeUri = %q, want build/%s (make build writes build/<function>/bootstrap)", got, f.Name)
+			}
+			main, err := os.ReadFile(filepath.Join(f.Name, "main.go"))
+			if err != nil {
+				t.Fatalf("the CodeUri's source: %v", err)
+			}
+			if !strings.Contains(string(main), `lambdafn.Main("`+f.Name+`")`) {
+				t.Errorf("functions/%s/main.go does not run lambdafn.Main(%q)", f.Name, f.Name)
+			}
+
+			events := get(r, "Properties", "Events")
+			var routes []string
+			for _, name := range mappingKeys(events) {
+				ev := get(events, name)
+				if str(get(ev, "Type")) != "Api" {
+					t.Errorf("event %s is %q, want Api (a REST API: payload format 1.0)", name, str(get(ev, "Type")))
+				}
+				if got := tagged(get(ev, "Properties", "RestApiId")); got != "!Ref TableApi" {
+					t.Errorf("event %s RestApiId = %q", name, got)
+				}
+				routes = append(routes, strings.ToUpper(str(get(ev, "Properties", "Method")))+" "+str(get(ev, "Properties", "Path")))
+			}
+			var wantRoutes []string
+			for _, rt := range f.Routes {
+				wantRoutes = append(wantRoutes, rt.String())
+			}
+			slices.Sort(routes)
+			slices.Sort(wantRoutes)
+			if !slices.Equal(routes, wantRoutes) {
+				t.Errorf("routes %v, want %v", routes, wantRoutes)
+			}
+
+			checkPolicy(t, f, get(r, "Properties", "Policies"))
+		})
+	}
+}
+
+// checkPolicy: only inline statements (no SAM policy templates, whose
+// actions the test cannot see), no wildcard action, and exactly the
+// DynamoDB actions the function's operations need, on the catalog table
+// and on the account's tables, plus reading the keys secret.
+func checkPolicy(t *testing.T, f lambdafn.Function, policies *yaml.Node) {
+	t.Helper()
+	if policies == nil || policies.Kind != yaml.SequenceNode {
+		t.Fatal("no Policies list")
+	}
+	got := map[string][]string{}
+	for _, p := range policies.Content {
+		stmts := get(p, "Statement")
+		if stmts == nil {
+			t.Errorf("policy %v is not an inline Statement list", mappingKeys(p))
+			continue
+		}
+		for _, st := range stmts.Content {
+			if str(get(st, "Effect")) != "Allow" {
+				t.Errorf("statement %s: Effect %q", str(get(st, "Sid")), str(get(st, "Effect")))
+			}
+			actions := scalars(get(st, "Action"))
+			for _, a := range actions {
+				if strings.Contains(a, "*") {
+					t.Errorf("wildcard action %q", a)
+				}
+			}
+			for _, res := range scalars(get(st, "Resource")) {
+				got[res] = append(got[res], actions...)
+			}
+		}
+	}
+	catalog, data := f.DynamoDBActions()
+	want := map[string][]string{catalogARN: catalog, secretRef: {"secretsmanager:GetSecretValue"}}
+	if len(data) > 0 {
+		want[tablesARN] = data
+	}
+	for res, actions := range got {
+		slices.Sort(actions)
+		if !slices.Equal(actions, want[res]) {
+			t.Errorf("on %s: actions %v, want %v", res, actions, want[res])
+		}
+	}
+	for res := range want {
+		if _, ok := got[res]; !ok {
+			t.Errorf("no statement on %s", res)
+		}
+	}
+}
+
+// TestTemplateRoutesEveryOperation: every REST operation, as a client
+// sends it, reaches through the template's routes a function that serves
+// it. Routing follows API Gateway: literal parts before {parameters}, one
+// trailing slash ignored, a declared method before ANY.
+func TestTemplateRoutesEveryOperation(t *testing.T) {
+	tpl := loadTemplate(t)
+	type route struct{ method, path, fn string }
+	var routes []route
+	for id, r := range resourcesOfType(tpl, "AWS::Serverless::Function") {
+		events := get(r, "Properties", "Events")
+		for _, name := range mappingKeys(events) {
+			p := get(events, name, "Properties")
+			routes = append(routes, route{strings.ToUpper(str(get(p, "Method"))), str(get(p, "Path")), id})
+		}
+	}
+	match := func(tmpl, path string) (literal int, ok bool) {
+		ts := strings.Split(strings.Trim(tmpl, "/"), "/")
+		ps := strings.Split(strings.Trim(path, "/"), "/")
+		if len(ts) != len(ps) {
+			return 0, false
+		}
+		for i := range ts {
+			switch {
+			case strings.HasPrefix(ts[i], "{"):
+			case ts[i] == ps[i]:
+				literal++
+			default:
+				return 0, false
+			}
+		}
+		return literal, true
+	}
+	resolve := func(method, path string) string {
+		bestLiteral, best, bestAny := -1, "", ""
+		for _, r := range routes {
+			lit, ok := match(r.path, path)
+			if !ok || lit < bestLiteral {
+				continue
+			}
+			if lit > bestLiteral {
+				bestLiteral, best, bestAny = lit, "", ""
+			}
+			switch r.method {
+			case method:
+				best = r.fn
+			case lambdafn.MethodAny:
+				bestAny = r.fn
+			}
+		}
+		if best != "" {
+			return best
+		}
+		return bestAny
+	}
+	const (
+		acct   = "/myaccount"
+		entity = acct + "/t(PartitionKey='a',RowKey='b')"
+	)
+	ops := []struct {
+		op, method, path string
+	}{
+		{lambdafn.OpQueryTables, http.MethodGet, acct + "/Tables"},
+		{lambdafn.OpCreateTable, http.MethodPost, acct + "/Tables"},
+		{lambdafn.OpGetTable, http.MethodGet, acct + "/Tables('t')"},
+		{lambdafn.OpDeleteTable, http.MethodDelete, acct + "/Tables('t')"},
+		{lambdafn.OpQueryEntities, http.MethodGet, acct + "/t()"},
+		{lambdafn.OpGetEntity, http.MethodGet, entity},
+		{lambdafn.OpInsertEntity, http.MethodPost, acct + "/t"},
+		{lambdafn.OpUpdateEntity, http.MethodPut, entity},
+		{lambdafn.OpInsertOrReplaceEntity, http.MethodPut, entity},
+		{lambdafn.OpMergeEntity, http.MethodPatch, entity},
+		{lambdafn.OpInsertOrMergeEntity, http.MethodPatch, entity},
+		{lambdafn.OpMergeEntity, http.MethodPost, entity}, // X-HTTP-Method: MERGE
+		{lambdafn.OpMergeEntity, "MERGE", entity},         // if API Gateway passes it to ANY
+		{lambdafn.OpDeleteEntity, http.MethodDelete, entity},
+		{lambdafn.OpDeleteEntity, http.MethodPost, entity}, // X-HTTP-Method: DELETE
+		{lambdafn.OpBatch, http.MethodPost, acct + "/$batch"},
+		{lambdafn.OpGetTableACL, http.MethodGet, acct + "/t"},
+		{lambdafn.OpGetTableACL, http.MethodHead, acct + "/t"},
+		{lambdafn.OpSetTableACL, http.MethodPut, acct + "/t"},
+		{lambdafn.OpGetServiceProperties, http.MethodGet, acct + "/"},
+		{lambdafn.OpSetServiceProperties, http.MethodPut, acct + "/"},
+		{lambdafn.OpGetServiceStats, http.MethodGet, acct + "/"},
+		{lambdafn.OpPreflight, http.MethodOptions, acct + "/"},
+		{lambdafn.OpPreflight, http.MethodOptions, acct + "/Tables"},
+		{lambdafn.OpPreflight, http.MethodOptions, acct + "/t()"},
+	}
+	byID := map[string]lambdafn.Function{}
+	for _, f := range lambdafn.Functions() {
+		byID[f.LogicalID] = f
+	}
+	for _, tc := range ops {
+		t.Run(tc.op+" "+tc.method+" "+tc.path, func(t *testing.T) {
+			id := resolve(tc.method, tc.path)
+			if id == "" {
+				t.Fatal("no route")
+			}
+			if f := byID[id]; !f.Serves(tc.op) {
+				t.Errorf("routed to %s, which does not serve %s", id, tc.op)
+			}
+		})
+	}
+}
+
+func TestTemplateResources(t *testing.T) {
+	tpl := loadTemplate(t)
+	for _, p := range []string{"Stage", "TablePrefix", "AccountName"} {
+		if get(tpl, "Parameters", p) == nil {
+			t.Errorf("no parameter %s", p)
+		}
+	}
+	for _, p := range mappingKeys(get(tpl, "Parameters")) {
+		if strings.Contains(strings.ToLower(p), "key") || strings.Contains(strings.ToLower(p), "secret") {
+			t.Errorf("parameter %s: keys never travel as parameters", p)
+		}
+	}
+	for _, o := range []string{"TableEndpoint", "ConnectionStringTemplate"} {
+		if get(tpl, "Outputs", o, "Value") == nil {
+			t.Errorf("no output %s", o)
+		}
+	}
+	if cs := str(get(tpl, "Outputs", "ConnectionStringTemplate", "Value")); !strings.Contains(cs, "AccountName=${AccountName};AccountKey=") ||
+		!strings.Contains(cs, "TableEndpoint=https://${TableApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/${Stage}/${AccountName}") {
+		t.Errorf("connection string template %q", cs)
+	}
+
+	apis := resourcesOfType(tpl, "AWS::Serverless::Api")
+	api := apis["TableApi"]
+	if len(apis) != 1 || api == nil {
+		t.Fatalf("want one AWS::Serverless::Api TableApi (a REST API, payload 1.0), got %v", mappingKeys(get(tpl, "Resources")))
+	}
+	if len(resourcesOfType(tpl, "AWS::Serverless::HttpApi")) > 0 {
+		t.Error("an HttpApi sends payload 2.0 events by default")
+	}
+	if got := scalars(get(api, "Properties", "BinaryMediaTypes")); !slices.Equal(got, []string{"*~1*"}) {
+		t.Errorf("BinaryMediaTypes = %v, want [*~1*] (*/*: every body binary-safe)", got)
+	}
+	if get(api, "Properties", "Cors") != nil {
+		t.Error("Cors on the API would answer preflights with a mock instead of the account's CORS rules")
+	}
+	if got := tagged(get(api, "Properties", "StageName")); got != "!Ref Stage" {
+		t.Errorf("StageName = %q", got)
+	}
+
+	cat := get(tpl, "Resources", "CatalogTable")
+	if str(get(cat, "Type")) != "AWS::DynamoDB::Table" || str(get(cat, "Properties", "BillingMode")) != "PAY_PER_REQUEST" ||
+		str(get(cat, "Properties", "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled")) != "true" {
+		t.Error("the catalog table must be PAY_PER_REQUEST with point-in-time recovery")
+	}
+	if got := tagged(get(cat, "Properties", "TableName")); got != "!Sub ${TablePrefix}catalog" {
+		t.Errorf("catalog TableName = %q, want the store's default TablePrefix + catalog", got)
+	}
+
+	sec := get(tpl, "Resources", "AccountKeysSecret")
+	gen := get(sec, "Properties", "GenerateSecretString")
+	if str(get(sec, "Type")) != "AWS::SecretsManager::Secret" || str(get(gen, "GenerateStringKey")) != "keys" ||
+		str(get(gen, "PasswordLength")) != "176" || str(get(gen, "ExcludePunctuation")) != "true" || str(get(gen, "IncludeSpace")) != "false" {
+		t.Error("the keys secret must generate 176 letters and digits under \"keys\" (two 88-character keys)")
+	}
+	if got := tagged(get(gen, "SecretStringTemplate")); !strings.Contains(got, `"accountName":"${AccountName}"`) {
+		t.Errorf("SecretStringTemplate = %q", got)
+	}
+
+	// The functions' environment is complete: lambdafn accepts it.
+	vars := get(tpl, "Globals", "Function", "Environment", "Variables")
+	env := map[string]string{}
+	for _, k := range mappingKeys(vars) {
+		v := get(vars, k)
+		switch tagged(v) {
+		case "!Ref AccountName":
+			env[k] = "myaccount"
+		case "!Ref TablePrefix":
+			env[k] = "tablebridge-"
+		case "!Ref CatalogTable":
+			env[k] = "tablebridge-catalog"
+		case secretRef:
+			env[k] = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tablebridge/x-AbCdEf"
+		default:
+			if v.Tag != "!!str" && v.Tag != "" {
+				t.Errorf("%s = %s: unexpected intrinsic", k, tagged(v))
+			}
+			env[k] = v.Value
+		}
+	}
+	if env[lambdafn.EnvKeysSecret] == "" || env[lambdafn.EnvUseEmulatorKey] != "false" {
+		t.Errorf("deployed functions read the secret and never the emulator key: %v", env)
+	}
+	cfg, err := lambdafn.LoadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatalf("the template's environment does not configure a function: %v", err)
+	}
+	if cfg.CatalogTable != "tablebridge-catalog" || cfg.AccountName != "myaccount" {
+		t.Errorf("config %+v", cfg)
+	}
+}
