@@ -1,0 +1,106 @@
+package lambdafn_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/tablebridge/tablebridge/shared/lambdafn"
+)
+
+// The handler overhead of a point read, without DynamoDB: the event (as
+// the runtime hands it over) through the adapter, Shared Key Lite
+// verification, routing, the store guard, the read from an embedded bbolt
+// store, JSON encoding and the proxy response. BenchmarkStoreGetEntity is
+// the store's share, so the difference is the Lambda path's own cost.
+//
+//	go test -run '^$' -bench . -benchmem ./shared/lambdafn/
+
+func benchSetup(b *testing.B) (*functions, events.APIGatewayProxyRequest) {
+	st := openBolt(b)
+	fs := newFunctions(b, st)
+	createTableB(b, fs, "bench")
+	resp := fs.do(b, newRequest(b, req{method: http.MethodPost, path: "/bench",
+		body:   `{"PartitionKey":"p","RowKey":"r","Name":"Ada","Score":36,"Born@odata.type":"Edm.DateTime","Born":"1815-12-10T00:00:00Z"}`,
+		header: map[string]string{"Content-Type": "application/json", "Prefer": "return-no-content"}}), stageOpts())
+	if resp.StatusCode != http.StatusNoContent {
+		b.Fatalf("insert: %d", resp.StatusCode)
+	}
+	ev, fn, err := lambdafn.NewEvent(newRequest(b, req{method: http.MethodGet, path: "/bench(PartitionKey='p',RowKey='r')",
+		header: map[string]string{"Accept": "application/json;odata=minimalmetadata"}}), stageOpts())
+	if err != nil || fn.Name != "readresource" {
+		b.Fatalf("event: %v %s", err, fn.Name)
+	}
+	return fs, ev
+}
+
+func createTableB(b *testing.B, fs *functions, name string) {
+	resp := fs.do(b, newRequest(b, req{method: http.MethodPost, path: "/Tables", body: `{"TableName":"` + name + `"}`,
+		header: map[string]string{"Content-Type": "application/json", "Prefer": "return-no-content"}}), stageOpts())
+	if resp.StatusCode != http.StatusNoContent {
+		b.Fatalf("create table: %d", resp.StatusCode)
+	}
+}
+
+// BenchmarkInvokeGetEntity: Handler.Invoke on a decoded event.
+func BenchmarkInvokeGetEntity(b *testing.B) {
+	fs, ev := benchSetup(b)
+	h := fs.byName["readresource"]
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := h.Invoke(ctx, ev)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("%v %d %s", err, resp.StatusCode, resp.Body)
+		}
+	}
+}
+
+// BenchmarkInvokeGetEntityJSON adds what the runtime does around Invoke:
+// decoding the event JSON and encoding the response JSON.
+func BenchmarkInvokeGetEntityJSON(b *testing.B) {
+	fs, ev := benchSetup(b)
+	h := fs.byName["readresource"]
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(payload)))
+	for b.Loop() {
+		var in events.APIGatewayProxyRequest
+		if err := json.Unmarshal(payload, &in); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := h.Invoke(ctx, in)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("%v %d", err, resp.StatusCode)
+		}
+		if _, err := json.Marshal(resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStoreGetEntity is the bbolt read alone.
+func BenchmarkStoreGetEntity(b *testing.B) {
+	st := openBolt(b)
+	fs := newFunctions(b, st)
+	createTableB(b, fs, "bench")
+	resp := fs.do(b, newRequest(b, req{method: http.MethodPost, path: "/bench", body: `{"PartitionKey":"p","RowKey":"r","Name":"Ada"}`,
+		header: map[string]string{"Content-Type": "application/json", "Prefer": "return-no-content"}}), stageOpts())
+	if resp.StatusCode != http.StatusNoContent {
+		b.Fatalf("insert: %d", resp.StatusCode)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := st.GetEntity(ctx, devAccount, "bench", "p", "r"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
