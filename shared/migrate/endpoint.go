@@ -98,7 +98,7 @@ func openURL(raw string, copts *aztables.ClientOptions) (*Endpoint, error) {
 	}
 	q := u.Query()
 	if q.Get("sig") == "" {
-		return nil, fmt.Errorf("endpoint URL %q carries no SAS (sig=...); give a SAS URL or a connection string", redactURL(u))
+		return nil, fmt.Errorf("endpoint URL %q carries no SAS (no signature parameter); give a SAS URL or a connection string", redactURL(u))
 	}
 	table := q.Get("tn")
 	// A table SAS is often handed out on the table's own URL

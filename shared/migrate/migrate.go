@@ -425,10 +425,9 @@ func (m *migration) discover(ctx context.Context, p tablePlan, name string) (dis
 	defer func() { <-m.scans }()
 	m.opts.Progress.Begin(name, "counting", -1, 0)
 	read := func(ctx context.Context, req PageRequest) (Page, error) {
-		req.Top = m.opts.PageSize
 		return m.readPage(ctx, p.source, req)
 	}
-	d, err := discover(ctx, m.opts.Source, p.source, m.opts.Ranges, read, func(n int) { m.opts.Progress.Add(name, int64(n)) })
+	d, err := discover(ctx, m.opts.Source, m.opts.Ranges, m.opts.PageSize, read, func(n int) { m.opts.Progress.Add(name, int64(n)) })
 	if err != nil {
 		m.opts.Progress.End(name, err)
 		return discovery{}, fmt.Errorf("table %s: counting: %w", p.source, err)

@@ -36,16 +36,14 @@ func (NoProgress) Close() error                       { return nil }
 
 // line is one table's counters, shared by both displays.
 type line struct {
-	name, phase  string
-	total, done  int64 // done includes resumed
-	resumed      int64
-	start        time.Time
-	lastLog      time.Time
-	ended        bool
-	err          error
-	bar          *progressbar.ProgressBar
-	barShown     int64 // what the bar has been told
-	finalPrinted bool
+	name, phase string
+	total, done int64 // done includes resumed
+	resumed     int64
+	start       time.Time
+	ended       bool
+	err         error
+	bar         *progressbar.ProgressBar
+	barShown    int64 // what the bar has been told
 }
 
 // rate is entities per second since Begin, resumed ones excluded.
@@ -79,12 +77,13 @@ func (l *line) status(now time.Time) string {
 
 // display holds the lines and the clock both implementations share.
 type display struct {
-	mu    sync.Mutex
-	w     io.Writer
-	now   func() time.Time
-	lines []*line
-	stop  chan struct{}
-	done  chan struct{}
+	mu        sync.Mutex
+	w         io.Writer
+	now       func() time.Time
+	lines     []*line
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
 }
 
 func (d *display) find(name string) *line {
@@ -179,8 +178,9 @@ func (p *LogProgress) End(name string, err error) {
 	fmt.Fprintf(p.w, "%s done in %s\n", l.status(now), now.Sub(l.start).Round(time.Millisecond))
 }
 
+// Close stops the periodic lines; it is safe to call more than once.
 func (p *LogProgress) Close() error {
-	close(p.stop)
+	p.closeOnce.Do(func() { close(p.stop) })
 	<-p.done
 	return nil
 }
@@ -192,9 +192,8 @@ func (p *LogProgress) Close() error {
 // tables scroll up as permanent lines.
 type BarProgress struct {
 	display
-	width  func() int
-	drawn  int // active lines drawn last frame
-	closed bool
+	width func() int
+	drawn int // active lines drawn last frame
 }
 
 // NewBarProgress draws on w, a terminal; width reports its columns (nil: 80).
@@ -337,19 +336,14 @@ func (p *BarProgress) End(name string, err error) {
 	p.mu.Unlock()
 }
 
-// Close draws the last frame and stops.
+// Close draws the last frame and stops; it is safe to call more than once.
 func (p *BarProgress) Close() error {
-	p.mu.Lock()
-	if p.closed {
+	p.closeOnce.Do(func() {
+		close(p.stop)
+		<-p.done
+		p.mu.Lock()
+		p.draw()
 		p.mu.Unlock()
-		return nil
-	}
-	p.closed = true
-	p.mu.Unlock()
-	close(p.stop)
-	<-p.done
-	p.mu.Lock()
-	p.draw()
-	p.mu.Unlock()
+	})
 	return nil
 }

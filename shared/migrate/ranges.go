@@ -48,9 +48,9 @@ type discovery struct {
 // range it is asked for; more makes the quantiles steadier.
 const sampleTarget = 256
 
-// minEntitiesPerRange keeps small tables in one range: below this many
-// entities a range costs more requests than it saves.
-const minEntitiesPerRange = 2 * MaxPageSize
+// minPagesPerRange keeps small tables in one range: a range of fewer pages
+// costs more requests than it saves.
+const minPagesPerRange = 2
 
 // sampler keeps every stride-th key, halving itself when full.
 type sampler struct {
@@ -144,12 +144,13 @@ func rangesFrom(splits []string) []Range {
 }
 
 // discover runs the discovery pass over a table: it counts the entities and,
-// when the source can scan ranges and n > 1, picks up to n-1 split points.
+// when the source can scan ranges and n > 1, picks up to n-1 split points,
+// fewer for a table too small to fill n ranges of minPagesPerRange pages.
 // onPage reports the keys read so far, for progress.
-func discover(ctx context.Context, src Source, table string, n int, read func(ctx context.Context, req PageRequest) (Page, error), onPage func(int)) (discovery, error) {
+func discover(ctx context.Context, src Source, n, pageSize int, read func(ctx context.Context, req PageRequest) (Page, error), onPage func(int)) (discovery, error) {
 	smp := newSampler(sampleTarget * max(n, 1))
 	var d discovery
-	req := PageRequest{Top: MaxPageSize, KeysOnly: true}
+	req := PageRequest{Top: pageSize, KeysOnly: true}
 	for {
 		page, err := read(ctx, req)
 		if err != nil {
@@ -168,7 +169,7 @@ func discover(ctx context.Context, src Source, table string, n int, read func(ct
 		req.After = page.Next
 	}
 	if src.SplitsRanges() && n > 1 {
-		n = min(n, int(d.total/minEntitiesPerRange))
+		n = min(n, int(d.total/int64(minPagesPerRange*pageSize)))
 		d.splits = smp.splits(n)
 	}
 	return d, nil

@@ -1,0 +1,54 @@
+package migrate
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tablebridge/tablebridge/shared/model"
+)
+
+func TestPartitionChunks(t *testing.T) {
+	var es []*model.Entity
+	add := func(pk string, n int) {
+		for i := range n {
+			es = append(es, &model.Entity{PartitionKey: pk, RowKey: fmt.Sprint(i)})
+		}
+	}
+	add("b", 250)
+	add("a", 3)
+	add("b", 1) // the same partition again, further down a hash-ordered page
+	chunks := partitionChunks(es, 100)
+	var got []string
+	for _, c := range chunks {
+		pk := c[0].PartitionKey
+		for _, e := range c {
+			if e.PartitionKey != pk {
+				t.Fatalf("chunk mixes partitions %q and %q", pk, e.PartitionKey)
+			}
+		}
+		got = append(got, fmt.Sprintf("%s%d", pk, len(c)))
+	}
+	want := "[b100 b100 b51 a3]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("chunks = %v, want %s", got, want)
+	}
+	if len(partitionChunks(nil, 100)) != 0 {
+		t.Fatal("chunks of nothing")
+	}
+}
+
+func TestTransactionKeys(t *testing.T) {
+	e := &model.Entity{PartitionKey: "it's", RowKey: "a''b"}
+	got := transactionKeys(e, false)
+	if got.PartitionKey != "it''s" || got.RowKey != "a''''b" || e.PartitionKey != "it's" {
+		t.Fatalf("transactionKeys = %+v (original %+v)", got, e)
+	}
+	plain := &model.Entity{PartitionKey: "p", RowKey: "r"}
+	if transactionKeys(plain, false) != plain {
+		t.Fatal("an entity without quotes must not be copied")
+	}
+	empty := &model.Entity{PartitionKey: "", RowKey: "x'"}
+	if got := transactionKeys(empty, true); got.PartitionKey != emptyPartitionKeyPlaceholder || got.RowKey != "x''" {
+		t.Fatalf("empty PartitionKey = %+v", got)
+	}
+}
