@@ -22,7 +22,7 @@ func exportEntities(n int) []*model.Entity {
 	for i := range n {
 		props := edgeValues()
 		props["I"] = edm.NewInt32(int32(i))
-		out[i] = &model.Entity{PartitionKey: "p", RowKey: string(rune('a' + i%26)) + strings.Repeat("z", i/26), Timestamp: time.Date(2024, 1, 1, 0, 0, 0, i*100, time.UTC), Properties: props}
+		out[i] = &model.Entity{PartitionKey: "p", RowKey: string(rune('a'+i%26)) + strings.Repeat("z", i/26), Timestamp: time.Date(2024, 1, 1, 0, 0, 0, i*100, time.UTC), Properties: props}
 	}
 	return out
 }
