@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"errors"
 	"net/http"
 	"strings"
@@ -17,10 +16,13 @@ import (
 // single-entity counterpart, and tables.Service.Batch applies them all or
 // none through one atomic store write.
 func (h *Handler) batch(c *call) (*response, error) {
-	if c.r.ContentLength > batch.MaxBodyBytes {
-		return nil, apierr.New(apierr.RequestBodyTooLarge)
+	// One read into a buffer of the declared size; ReadBody answers 413
+	// past the 4 MiB limit.
+	data, err := batch.ReadBody(c.r.Body, c.r.ContentLength)
+	if err != nil {
+		return nil, err
 	}
-	req, err := batch.Parse(c.r.Header.Get("Content-Type"), c.r.Body)
+	req, err := batch.ParseBytes(c.r.Header.Get("Content-Type"), data)
 	if err != nil {
 		var oe *batch.OperationError
 		if errors.As(err, &oe) {
@@ -88,11 +90,11 @@ func (h *Handler) batch(c *call) (*response, error) {
 		parts[i].ContentID = op.ContentID
 	}
 	b := h.batchBoundaries()
-	var buf bytes.Buffer
-	if err := batch.WriteResponse(&buf, b, parts); err != nil {
+	body, err := batch.AppendResponse(nil, b, parts)
+	if err != nil {
 		return nil, apierr.Wrap(apierr.InternalError, err)
 	}
-	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: buf.Bytes()}, nil
+	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body}, nil
 }
 
 // batchOperation resolves one changeset operation: its target, its
@@ -170,11 +172,11 @@ func (h *Handler) batchQuery(c *call, op *batch.Operation) (*response, error) {
 	}
 	part.ContentID = op.ContentID
 	b := h.batchBoundaries()
-	var buf bytes.Buffer
-	if err := batch.WriteQueryResponse(&buf, b, part); err != nil {
+	body, err := batch.AppendQueryResponse(nil, b, part)
+	if err != nil {
 		return nil, apierr.Wrap(apierr.InternalError, err)
 	}
-	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: buf.Bytes()}, nil
+	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body}, nil
 }
 
 func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, error) {
@@ -216,14 +218,14 @@ func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, 
 
 func (h *Handler) batchFailure(c *call, oe *batch.OperationError) (*response, error) {
 	b := h.batchBoundaries()
-	var buf bytes.Buffer
-	if err := batch.WriteFailure(&buf, b, oe, c.requestID, c.now); err != nil {
+	body, err := batch.AppendFailure(nil, b, oe, c.requestID, c.now)
+	if err != nil {
 		return nil, apierr.Wrap(apierr.InternalError, err)
 	}
 	if oe.Err.HTTPStatus() >= 500 {
 		h.log.Error("batch operation failed", "requestId", c.requestID, "index", oe.Index, "err", oe.Err)
 	}
-	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: buf.Bytes()}, nil
+	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body}, nil
 }
 
 func (h *Handler) batchBoundaries() batch.Boundaries {

@@ -41,7 +41,9 @@ type DecodedEntity struct {
 //     the keys from the URL should run ValidateEntity once it has set them.
 //     DecodeUpdate does that.
 func DecodeEntity(body []byte) (DecodedEntity, error) {
-	e := &Entity{Properties: make(map[string]edm.Value, 8)}
+	// Sized for a typical entity of up to 16 properties: growing the map
+	// was a tenth of the server's CPU on batch inserts.
+	e := &Entity{Properties: make(map[string]edm.Value, 16)}
 	d := DecodedEntity{Entity: e}
 	err := edm.DecodeObject(body, func(name string, v edm.Value, null bool) error {
 		switch name {
