@@ -38,6 +38,7 @@ func AppendETag(b []byte, ts time.Time, jsonEscaped bool) []byte {
 	b = append(b, '\'')
 	return append(b, quote...)
 }
+
 // parseETag returns the Timestamp an ETag names. ok is false for anything
 // this service never issued; such an If-Match can never match.
 func parseETag(etag string) (time.Time, bool) {
