@@ -11,12 +11,9 @@ import (
 // copyRange scans one range from its checkpointed position to its end. A
 // reader goroutine fetches the next page while this one writes the current
 // page; the checkpoint advances a page at a time, after the page's writes
-// are all acknowledged. It returns how many entities it copied.
+// are all acknowledged. It returns how many entities it copied. The caller
+// holds a scan slot.
 func (m *migration) copyRange(ctx context.Context, p tablePlan, name string, idx int, rs RangeState) (int64, error) {
-	if err := acquire(ctx, m.scans); err != nil {
-		return 0, err
-	}
-	defer func() { <-m.scans }()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 

@@ -374,6 +374,10 @@ func (m *migration) table(ctx context.Context, p tablePlan) (TableResult, error)
 		}
 	}
 	m.opts.Progress.Begin(name, m.phase(), total, res.Resumed)
+	// A failing range stops its siblings at once rather than letting them
+	// write on until the whole run is cancelled.
+	rangeCtx, cancelRanges := context.WithCancel(ctx)
+	defer cancelRanges()
 	var (
 		wg       sync.WaitGroup
 		copied   atomic.Int64
@@ -389,10 +393,20 @@ func (m *migration) table(ctx context.Context, p tablePlan) (TableResult, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := m.copyRange(ctx, p, name, i, rs)
+			if err := acquire(rangeCtx, m.scans); err != nil {
+				errOnce.Do(func() { firstErr = err })
+				return
+			}
+			// The slot is released only after a failure has cancelled
+			// the siblings, so none of them starts on it.
+			defer func() { <-m.scans }()
+			n, err := m.copyRange(rangeCtx, p, name, i, rs)
 			copied.Add(n)
 			if err != nil {
-				errOnce.Do(func() { firstErr = err })
+				errOnce.Do(func() {
+					firstErr = err
+					cancelRanges()
+				})
 			}
 		}()
 	}

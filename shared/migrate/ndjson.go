@@ -163,7 +163,7 @@ func NewExportReader(r io.Reader) (*ExportReader, error) {
 		return nil, fmt.Errorf("line 1: not a %s header: %w", ExportFormat, err)
 	}
 	if x.Header.Format != ExportFormat {
-		return nil, fmt.Errorf("line 1: format %q, want %q", x.Header.Format, ExportFormat)
+		return nil, fmt.Errorf("line 1: not a %s header (format %q)", ExportFormat, x.Header.Format)
 	}
 	if x.Header.Version != exportVersion {
 		return nil, fmt.Errorf("line 1: version %d, want %d", x.Header.Version, exportVersion)
