@@ -131,4 +131,3 @@ func TestMigrateFromAzurite(t *testing.T) {
 		verifyClean(t, migrate.VerifyOptions{Source: azuriteEP, Dest: storeIO(t, dest), Tables: []string{edges, orders}})
 	})
 }
-
