@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 )
@@ -23,9 +25,13 @@ import (
 // string it printed and a channel with serve's result.
 func startServe(t *testing.T, ctx context.Context, dataDir string) (string, <-chan error) {
 	t.Helper()
+	return startServeConfig(t, ctx, serveConfig{listen: "127.0.0.1:0", dataDir: dataDir, storeKind: "bolt",
+		accounts: auth.AccountList{auth.DevStoreAccount()}})
+}
+
+func startServeConfig(t *testing.T, ctx context.Context, cfg serveConfig) (string, <-chan error) {
+	t.Helper()
 	pr, pw := io.Pipe()
-	cfg := serveConfig{listen: "127.0.0.1:0", dataDir: dataDir, storeKind: "bolt",
-		accounts: auth.AccountList{auth.DevStoreAccount()}}
 	done := make(chan error, 1)
 	go func() {
 		err := serve(ctx, cfg, pw)
@@ -119,5 +125,47 @@ func TestServeRejectsBadFlags(t *testing.T) {
 				t.Fatal("accepted")
 			}
 		})
+	}
+}
+
+func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
+
+// TestServeOnDynamoDB runs serve with -store dynamodb against DynamoDB Local
+// and drives it with the SDK: the flags, the client chain with an endpoint,
+// and the store wiring.
+func TestServeOnDynamoDB(t *testing.T) {
+	endpoint := dynamolocal.Endpoint(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
+		accounts: auth.AccountList{auth.DevStoreAccount()},
+		dynamo:   dynamoFlags{endpoint: endpoint, prefix: dynamolocal.UniqueName("serve") + "-"}}
+	connStr, done := startServeConfig(t, ctx, cfg)
+	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateTable(ctx, "OnDynamo", nil); err != nil {
+		t.Fatal(err)
+	}
+	client := svc.NewClient("ondynamo")
+	if _, err := client.AddEntity(ctx, []byte(`{"PartitionKey":"p","RowKey":"r","Big@odata.type":"Edm.Int64","Big":"9223372036854775807"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := client.GetEntity(ctx, "p", "r", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got.Value), `"Big":"9223372036854775807"`) {
+		t.Fatalf("entity %s", got.Value)
+	}
+	pager := svc.NewListTablesPager(nil)
+	page, err := pager.NextPage(ctx)
+	if err != nil || len(page.Tables) != 1 || *page.Tables[0].Name != "OnDynamo" {
+		t.Fatalf("tables %+v, %v", page.Tables, err)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 }
