@@ -147,6 +147,7 @@ func TestBootstraps(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the bootstraps are linux binaries (provided.al2023)")
 	}
+	dynamolocal.Endpoint(t) // skip (or fail under CI) before building when DynamoDB Local is missing
 	names := functionNames()
 	dir := buildBootstraps(t, names)
 	for _, name := range names {
@@ -285,8 +286,8 @@ func TestBootstrapInitErrors(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the bootstraps are linux binaries (provided.al2023)")
 	}
-	dir := buildBootstraps(t, functionNames())
 	endpoint := dynamolocal.Endpoint(t)
+	dir := buildBootstraps(t, functionNames())
 	prefix := dynamolocal.UniqueName("tbinit") + "-"
 	ctx := dynamolocal.Context(t, time.Minute)
 	if _, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix}); err != nil {
