@@ -11,8 +11,10 @@ import (
 
 // Report is the outcome of a run.
 type Report struct {
+	// Mode is ModeAzureTable or ModeDirectDynamoDB.
+	Mode          string        `json:"mode"`
 	Endpoint      string        `json:"endpoint"`
-	Account       string        `json:"account"`
+	Account       string        `json:"account,omitempty"`
 	Table         string        `json:"table"`
 	Clients       int           `json:"clients"`
 	Duration      time.Duration `json:"-"`
@@ -115,6 +117,17 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(out)
 }
 
+// modeName describes the mode for the text report's header.
+func (r *Report) modeName() string {
+	switch r.Mode {
+	case ModeDirectDynamoDB:
+		return ModeDirectDynamoDB + " (aws-sdk-go-v2 straight to DynamoDB)"
+	case "":
+		return ModeAzureTable
+	}
+	return r.Mode
+}
+
 func (r *Report) note() string {
 	return fmt.Sprintf("client and server share this machine's %d CPUs; client_cpu_s is the bench's own share", r.NumCPU)
 }
@@ -138,9 +151,13 @@ func (r *Report) WriteText(w io.Writer) error {
 			limit += " (at most " + r.Duration.String() + ")"
 		}
 	}
-	fmt.Fprintf(&b, "endpoint %s  table %s  clients %d  %s\n", r.Endpoint, r.Table, r.Clients, limit)
-	fmt.Fprintf(&b, "entity %d B JSON, partitions of %d rows, batches of %d, seed %d\n",
-		r.EntityBytes, r.PartitionSize, r.BatchSize, r.Seed)
+	fmt.Fprintf(&b, "mode %s  endpoint %s  table %s  clients %d  %s\n", r.modeName(), r.Endpoint, r.Table, r.Clients, limit)
+	shape := "JSON"
+	if r.Mode == ModeDirectDynamoDB {
+		shape = "as Azure JSON, stored as native DynamoDB attributes"
+	}
+	fmt.Fprintf(&b, "entity %d B %s, partitions of %d rows, batches of %d, seed %d\n",
+		r.EntityBytes, shape, r.PartitionSize, r.BatchSize, r.Seed)
 	fmt.Fprintf(&b, "note: %s.\n\n", r.note())
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tops\tunit\tops/s\trows/s\treq/s\tp50 ms\tp99 ms\tmax ms\terrors\tclient cpu\t")

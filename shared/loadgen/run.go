@@ -40,6 +40,8 @@ type run struct {
 	key      []byte
 	table    string
 	client   *http.Client
+	target   target
+	mode     string
 	template *entityTemplate
 	batch    *batchBuilder
 	progress io.Writer
@@ -72,6 +74,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	defer r.client.CloseIdleConnections()
 	table, base, template := r.table, r.base, r.template
 	report := &Report{
+		Mode:          r.mode,
 		Endpoint:      base,
 		Account:       cfg.Account,
 		Table:         table,
@@ -87,8 +90,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 		Seed:          r.seed,
 	}
 	fmt.Fprintf(r.progress, "bench: creating table %s at %s\n", table, base)
+	if r.mode == ModeDirectDynamoDB {
+		report.Account = ""
+	}
 	w := r.newWorker(-1)
-	if err := w.createTable(ctx); err != nil {
+	if err := r.target.createTable(ctx, w); err != nil {
 		var se *statusError
 		if errors.As(err, &se) {
 			return nil, fmt.Errorf("%w (table %s)", err, table) // already says "create table"
@@ -101,7 +107,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	} else {
 		// Clean up even after an interrupt, on a context of its own.
 		cleanupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.RequestTimeout)
-		if err := w.deleteTable(cleanupCtx); err != nil {
+		if err := r.target.deleteTable(cleanupCtx, w); err != nil {
 			report.CleanupError = err.Error()
 		}
 		cancel()
@@ -130,7 +136,7 @@ func newRun(cfg Config, progress io.Writer) (*run, error) {
 	}
 	table := fmt.Sprintf("%s%08x", cfg.TablePrefix, rng.Uint32())
 	base := endpoint.String()
-	return &run{
+	r := &run{
 		cfg:     cfg,
 		base:    base,
 		account: cfg.Account,
@@ -139,16 +145,24 @@ func newRun(cfg Config, progress io.Writer) (*run, error) {
 		client: &http.Client{
 			Transport: newTransport(cfg.Clients, cfg.AllowRemote),
 			Timeout:   cfg.RequestTimeout,
-			// Azure never redirects; following one could leave loopback.
+			// Neither Azure nor DynamoDB redirects; following one could
+			// leave loopback.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
+		target:   tableTarget{},
+		mode:     ModeAzureTable,
 		template: template,
 		batch:    newBatchBuilder(endpoint, table),
 		progress: progress,
 		seed:     seed,
 		tableURL: base + "/" + table,
 		batchURL: base + "/$batch",
-	}, nil
+	}
+	if cfg.DynamoDBEndpoint != "" {
+		r.target = newDynamoTarget(base, table, r.client, &template.values)
+		r.mode = ModeDirectDynamoDB
+	}
+	return r, nil
 }
 
 func (r *run) runPhases(ctx context.Context, report *Report) error {
