@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register("bench", "load-test an Azure Table endpoint (tablebridge, Azurite, ...): ops/s and p50/p99 per phase", runBench)
+	register("bench", "load-test an Azure Table endpoint (tablebridge, Azurite, ...), or DynamoDB directly as a baseline: ops/s and p50/p99 per phase", runBench)
 }
 
 func runBench(args []string) error {
@@ -59,6 +59,7 @@ func parseBenchFlags(args []string, output io.Writer) (loadgen.Config, bool, err
 	fs.StringVar(&cfg.Endpoint, "endpoint", cfg.Endpoint, "table endpoint URL, path-style for emulators")
 	fs.StringVar(&cfg.Account, "account", cfg.Account, "account name")
 	fs.StringVar(&cfg.Key, "key", cfg.Key, "account key, base64 (the default is the emulator's well-known public key)")
+	fs.StringVar(&cfg.DynamoDBEndpoint, "direct-dynamodb", "", "DynamoDB endpoint URL (e.g. DynamoDB Local): run the same phases as plain aws-sdk-go-v2 DynamoDB calls, the baseline for tablebridge's overhead")
 	fs.IntVar(&cfg.Clients, "clients", cfg.Clients, "concurrent clients")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "length of each phase (with -ops, an upper bound; 0 for none)")
 	fs.Int64Var(&cfg.Ops, "ops", 0, "operations per phase (insert: entities, get: reads, query: partition scans, batch: transactions)")
@@ -91,6 +92,14 @@ func parseBenchFlags(args []string, output io.Writer) (loadgen.Config, bool, err
 		}
 		cfg.Endpoint, cfg.Account, cfg.Key = info.Endpoint, info.Account, info.Key
 	}
+	if *connStr != "" || set["endpoint"] || set["account"] || set["key"] {
+		if set["direct-dynamodb"] {
+			return cfg, false, errors.New("bench: -direct-dynamodb and -connection-string/-endpoint/-account/-key are exclusive")
+		}
+	}
+	if set["direct-dynamodb"] && strings.TrimSpace(cfg.DynamoDBEndpoint) == "" {
+		return cfg, false, errors.New("bench: -direct-dynamodb needs a URL")
+	}
 	if set["ops"] && !set["duration"] {
 		// -ops alone means exactly that many operations, however long.
 		cfg.Duration = 0
@@ -101,5 +110,6 @@ func parseBenchFlags(args []string, output io.Writer) (loadgen.Config, bool, err
 	}
 	cfg.Phases = list
 	cfg.Endpoint = strings.TrimSpace(cfg.Endpoint)
+	cfg.DynamoDBEndpoint = strings.TrimSpace(cfg.DynamoDBEndpoint)
 	return cfg, *asJSON, nil
 }

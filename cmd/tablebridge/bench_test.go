@@ -50,6 +50,14 @@ func TestParseBenchFlags(t *testing.T) {
 					t.Errorf("got %+v", cfg)
 				}
 			}},
+		{name: "direct dynamodb", args: []string{"-direct-dynamodb", " http://127.0.0.1:8000 ", "-ops", "5"}, check: func(t *testing.T, cfg loadgen.Config, _ bool) {
+			if cfg.DynamoDBEndpoint != "http://127.0.0.1:8000" || cfg.Ops != 5 {
+				t.Errorf("got %+v", cfg)
+			}
+		}},
+		{name: "direct dynamodb conflicts with endpoint", args: []string{"-direct-dynamodb", "http://127.0.0.1:8000", "-endpoint", "http://127.0.0.1:1/a"}, wantErr: "exclusive"},
+		{name: "direct dynamodb conflicts with connection string", args: []string{"-direct-dynamodb", "http://127.0.0.1:8000", "-connection-string", connStr}, wantErr: "exclusive"},
+		{name: "direct dynamodb without url", args: []string{"-direct-dynamodb", " "}, wantErr: "needs a URL"},
 		{name: "connection string conflicts with endpoint", args: []string{"-connection-string", connStr, "-endpoint", "http://127.0.0.1:1/a"}, wantErr: "exclusive"},
 		{name: "bad connection string", args: []string{"-connection-string", "AccountName=a"}, wantErr: "AccountKey is missing"},
 		{name: "unknown phase", args: []string{"-phases", "insert,delete"}, wantErr: `unknown phase "delete"`},
@@ -86,6 +94,13 @@ func TestBenchCommandErrors(t *testing.T) {
 	t.Run("remote endpoint refused", func(t *testing.T) {
 		var out, progress bytes.Buffer
 		err := bench(context.Background(), []string{"-endpoint", "https://acct.table.core.windows.net", "-ops", "1"}, &out, &progress)
+		if !errors.Is(err, loadgen.ErrRemoteEndpoint) || out.Len() != 0 {
+			t.Fatalf("error %v, output %q; want ErrRemoteEndpoint and no report", err, out.String())
+		}
+	})
+	t.Run("remote dynamodb refused", func(t *testing.T) {
+		var out, progress bytes.Buffer
+		err := bench(context.Background(), []string{"-direct-dynamodb", "https://dynamodb.us-east-1.amazonaws.com", "-ops", "1"}, &out, &progress)
 		if !errors.Is(err, loadgen.ErrRemoteEndpoint) || out.Len() != 0 {
 			t.Fatalf("error %v, output %q; want ErrRemoteEndpoint and no report", err, out.String())
 		}
