@@ -34,6 +34,14 @@
 // batches when a phase first needs it; get prefers the keys the insert phase
 // wrote when that phase ran.
 //
+// With Config.DynamoDBEndpoint the same phases, keys, concurrency and
+// properties go straight to DynamoDB (e.g. DynamoDB Local) through a plain
+// aws-sdk-go-v2 client, as the calls a hand-written app would make: PutItem
+// with attribute_not_exists, GetItem and Query with ConsistentRead, and
+// TransactWriteItems of conditional Puts, on items holding the properties as
+// native attributes. That run is the baseline against which tablebridge's
+// overhead on DynamoDB is measured; the report names its mode.
+//
 // Every loop is bounded by a per-phase duration or an operation count, and
 // each request has its own timeout. Traffic goes only to the configured
 // endpoint, and only to loopback addresses unless AllowRemote is set: the
