@@ -20,10 +20,8 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
-	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
-	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 func init() {
@@ -145,22 +143,11 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 }
 
 func newHandler(st store.Store, accounts []auth.Account, logRequests bool) (http.Handler, error) {
-	svc, err := tables.New(st, tables.Options{})
-	if err != nil {
-		return nil, err
-	}
-	verifier, err := auth.NewVerifier(accounts, func(ctx context.Context, account, table string) ([]model.SignedIdentifier, error) {
-		info, err := st.GetTable(ctx, account, table)
-		return info.ACL, err
-	})
-	if err != nil {
-		return nil, err
-	}
 	opts := httpapi.Options{LogRequests: logRequests}
 	if logRequests {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	return httpapi.New(svc, verifier, opts)
+	return httpapi.NewHandler(st, accounts, opts)
 }
 
 // connectionString is what an app pastes: path-style, like the emulator's.

@@ -1,7 +1,6 @@
 package testserver
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"log/slog"
@@ -17,10 +16,8 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
-	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
-	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 // Server is the real handler over a store, listening on 127.0.0.1.
@@ -134,21 +131,10 @@ func New(t testing.TB, opts ...Option) *Server {
 	}
 	accounts := append([]auth.Account{auth.DevStoreAccount()}, cfg.accounts...)
 
-	svc, err := tables.New(cfg.store, tables.Options{Now: cfg.now})
+	// The same wiring as tablebridge serve and the Lambda functions.
+	h, err := httpapi.NewHandler(cfg.store, accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger})
 	if err != nil {
-		t.Fatalf("testserver: tables.New: %v", err)
-	}
-	st := cfg.store
-	verifier, err := auth.NewVerifier(accounts, func(ctx context.Context, account, table string) ([]model.SignedIdentifier, error) {
-		info, err := st.GetTable(ctx, account, table)
-		return info.ACL, err
-	})
-	if err != nil {
-		t.Fatalf("testserver: auth.NewVerifier: %v", err)
-	}
-	h, err := httpapi.New(svc, verifier, httpapi.Options{Now: cfg.now, Logger: cfg.logger})
-	if err != nil {
-		t.Fatalf("testserver: httpapi.New: %v", err)
+		t.Fatalf("testserver: httpapi.NewHandler: %v", err)
 	}
 	// httptest.NewServer listens on 127.0.0.1 only. Close is registered
 	// after the store's Close, so it runs first: no request is in flight
