@@ -10,6 +10,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -44,6 +45,13 @@ func NewClient(ctx context.Context, opts ClientOptions) (*dynamodb.Client, error
 	}
 	if opts.Region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
+	}
+	if opts.Endpoint != "" {
+		// An explicit endpoint is DynamoDB Local or a proxy, not AWS: the
+		// chain must not fall through to the EC2 instance metadata service,
+		// a link-local address that is not ours to call and that only
+		// times out off EC2.
+		loadOpts = append(loadOpts, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
 	if err != nil {

@@ -9,8 +9,11 @@ import (
 	"encoding/pem"
 	"errors"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,6 +61,40 @@ func TestNewClientAgainstLocal(t *testing.T) {
 	}
 	if _, err := s.GetEntity(ctx, "acct", "Tbl", "p", "r"); !isNotFound(err) {
 		t.Errorf("GetEntity = %v; want ErrEntityNotFound", err)
+	}
+}
+
+// TestNewClientWithEndpointSkipsIMDS: with an endpoint and no credentials
+// in the environment, the client must fall back to dummy credentials without
+// ever asking the instance metadata service.
+func TestNewClientWithEndpointSkipsIMDS(t *testing.T) {
+	var hits atomic.Int64
+	imdsServer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "no", http.StatusForbidden)
+	}))
+	defer imdsServer.Close()
+	t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", imdsServer.URL)
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "")
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "")
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", "")
+	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "")
+	ctx := dynamolocal.Context(t, 30*time.Second)
+	client, err := NewClient(ctx, ClientOptions{Endpoint: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	creds, err := client.Options().Credentials.Retrieve(ctx)
+	if err != nil || creds.AccessKeyID != "local" {
+		t.Fatalf("credentials = %+v, %v; want the dummy local ones", creds, err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the instance metadata service was asked %d times", n)
 	}
 }
 
