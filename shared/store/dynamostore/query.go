@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -192,6 +193,13 @@ func (pg *pager) run(ctx context.Context, read reader, start item) (store.Page, 
 	for {
 		items, last, err := read(ctx, int32(limit), start)
 		if err != nil {
+			if pg.pos != nil && ctx.Err() == nil && errors.Is(err, store.ErrUnavailable) {
+				// A read timed out after the page made progress: hand back
+				// what it has with a continuation, as Azure does when its
+				// time limit ends a page, rather than fail the query.
+				pg.page.Next = pg.pos
+				return pg.finish(ctx)
+			}
 			return store.Page{}, err
 		}
 		for i, it := range items {
