@@ -22,6 +22,7 @@ func init() {
 func runExport(args []string) error {
 	ctx, stop := interruptContext()
 	defer stop()
+	tuneGC()
 	return exportCmd(ctx, args, os.Stdout, os.Stderr)
 }
 

@@ -20,6 +20,7 @@ func init() {
 func runImport(args []string) error {
 	ctx, stop := interruptContext()
 	defer stop()
+	tuneGC()
 	return importCmd(ctx, args, os.Stdout, os.Stderr)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -31,7 +32,19 @@ const exitInterrupted = 130
 func runMigrate(args []string) error {
 	ctx, stop := interruptContext()
 	defer stop()
+	tuneGC()
 	return migrateCmd(ctx, args, os.Stdout, os.Stderr)
+}
+
+// tuneGC trades memory for throughput in the bulk commands, unless GOGC
+// says otherwise: their live heap is small (the pages in flight, a few tens
+// of MB) and they allocate fast, so the default GOGC=100 spends a good part
+// of the CPU on collection. At 400 a local migration ran about a third
+// faster in BenchmarkMigrate.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 }
 
 // interruptContext ends on the first SIGINT or SIGTERM, so the run stops

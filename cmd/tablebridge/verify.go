@@ -17,6 +17,7 @@ func init() {
 func runVerify(args []string) error {
 	ctx, stop := interruptContext()
 	defer stop()
+	tuneGC()
 	return verifyCmd(ctx, args, os.Stdout, os.Stderr)
 }
 

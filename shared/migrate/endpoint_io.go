@@ -144,7 +144,7 @@ func (e *Endpoint) Upsert(ctx context.Context, table string, entities []*model.E
 		return nil
 	}
 	for _, ent := range entities {
-		body := AppendEntityJSON(nil, transactionKeys(ent, emptyPK), false)
+		body := appendEntityJSON(nil, transactionKeys(ent, emptyPK), false, annotateForSDK)
 		if len(actions) == MaxBatch || (len(actions) > 0 && size+len(body) > maxTransactionBody) {
 			if err := flush(); err != nil {
 				return err

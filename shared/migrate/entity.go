@@ -76,23 +76,46 @@ func DecodeEntity(raw []byte) (*model.Entity, error) {
 //   - the export format stays readable by any OData reader without the
 //     inference rules.
 func AppendEntityJSON(dst []byte, e *model.Entity, withTimestamp bool) []byte {
+	return appendEntityJSON(dst, e, withTimestamp, annotateAll)
+}
+
+// annotateFor decides which properties carry a type annotation.
+type annotateFor func(edm.Type) bool
+
+// annotateAll annotates every type but Edm.String: the export format.
+func annotateAll(t edm.Type) bool { return t != edm.String }
+
+// annotateForSDK annotates what the SDK's trip through map[string]any
+// would lose: types JSON carries as strings (Int64, DateTime, Guid,
+// Binary) and Double, which comes out as "1" or "-0" when integral. Int32
+// and Boolean come through as they are, and leaving their annotations out
+// spares the SDK a map entry each on the hot path of every transaction.
+func annotateForSDK(t edm.Type) bool {
+	switch t {
+	case edm.Int64, edm.DateTime, edm.Guid, edm.Binary, edm.Double:
+		return true
+	}
+	return false
+}
+
+func appendEntityJSON(dst []byte, e *model.Entity, withTimestamp bool, annotate annotateFor) []byte {
 	dst = append(dst, '{')
 	dst = edm.AppendProperty(dst, model.PartitionKeyName, edm.NewString(e.PartitionKey), edm.NoMetadata)
 	dst = append(dst, ',')
 	dst = edm.AppendProperty(dst, model.RowKeyName, edm.NewString(e.RowKey), edm.NoMetadata)
 	if withTimestamp && !e.Timestamp.IsZero() {
 		dst = append(dst, ',')
-		dst = appendAnnotated(dst, model.TimestampName, edm.Value{Type: edm.DateTime, Time: e.Timestamp})
+		dst = appendAnnotated(dst, model.TimestampName, edm.Value{Type: edm.DateTime, Time: e.Timestamp}, annotate)
 	}
 	for _, name := range sortedNames(e) {
 		dst = append(dst, ',')
-		dst = appendAnnotated(dst, name, e.Properties[name])
+		dst = appendAnnotated(dst, name, e.Properties[name], annotate)
 	}
 	return append(dst, '}')
 }
 
-func appendAnnotated(dst []byte, name string, v edm.Value) []byte {
-	if v.Type != edm.String {
+func appendAnnotated(dst []byte, name string, v edm.Value, annotate annotateFor) []byte {
+	if annotate(v.Type) {
 		dst = edm.AppendString(dst, name+"@odata.type")
 		dst = append(dst, ':')
 		dst = edm.AppendString(dst, v.Type.String())

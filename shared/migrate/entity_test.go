@@ -68,22 +68,25 @@ func TestAppendEntityJSONRoundTrip(t *testing.T) {
 			t.Errorf("Timestamp = %v, want %v", got.Timestamp, ts)
 		}
 	})
-	t.Run("through the SDK's map[string]any re-encoding", func(t *testing.T) {
-		// aztables' SubmitTransaction does exactly this to each entity.
-		var m map[string]any
-		if err := json.Unmarshal(AppendEntityJSON(nil, e, false), &m); err != nil {
-			t.Fatal(err)
-		}
-		again, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := DecodeEntity(again)
-		if err != nil {
-			t.Fatalf("%v in %s", err, again)
-		}
-		sameEntity(t, e, got)
-	})
+	for name, annotate := range map[string]annotateFor{"all annotated": annotateAll, "annotated for the SDK": annotateForSDK} {
+		t.Run("through the SDK's map[string]any re-encoding, "+name, func(t *testing.T) {
+			// aztables' SubmitTransaction does exactly this to each
+			// entity.
+			var m map[string]any
+			if err := json.Unmarshal(appendEntityJSON(nil, e, false, annotate), &m); err != nil {
+				t.Fatal(err)
+			}
+			again, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := DecodeEntity(again)
+			if err != nil {
+				t.Fatalf("%v in %s", err, again)
+			}
+			sameEntity(t, e, got)
+		})
+	}
 	t.Run("annotations", func(t *testing.T) {
 		js := string(AppendEntityJSON(nil, e, true))
 		for _, want := range []string{
