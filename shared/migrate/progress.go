@@ -233,10 +233,13 @@ func newBar(l *line) *progressbar.ProgressBar {
 	if l.resumed > 0 {
 		desc += fmt.Sprintf(" (+%d resumed)", l.resumed)
 	}
-	return progressbar.NewOptions64(max,
+	bar := progressbar.NewOptions64(max,
 		progressbar.OptionSetWriter(io.Discard),
 		progressbar.OptionSetDescription(desc),
-		progressbar.OptionSetWidth(20),
+		// The name goes last, so a narrow terminal cuts it rather than
+		// the rate and the ETA.
+		progressbar.OptionShowDescriptionAtLineEnd(),
+		progressbar.OptionSetWidth(10),
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString("entities"),
@@ -246,6 +249,10 @@ func newBar(l *line) *progressbar.ProgressBar {
 		// the bar, which keeps String free of data races.
 		progressbar.OptionSetSpinnerChangeInterval(0),
 	)
+	// Start the clocks now, not at the first frame, so the first rate is
+	// not a burst divided by nothing.
+	bar.StartWithoutRender()
+	return bar
 }
 
 // draw is one frame: move up over the last frame's active lines, print the
@@ -318,6 +325,7 @@ func (p *BarProgress) Begin(name, phase string, total, done int64) {
 		p.lines = append(p.lines, l)
 	}
 	*l = line{name: name, phase: phase, total: total, done: done, resumed: done, start: p.now()}
+	l.bar = newBar(l)
 }
 
 func (p *BarProgress) Add(name string, n int64) {

@@ -60,7 +60,7 @@ func TestLogProgress(t *testing.T) {
 
 func TestBarProgress(t *testing.T) {
 	var out syncBuffer
-	p := NewBarProgress(&out, func() int { return 60 })
+	p := NewBarProgress(&out, func() int { return 100 })
 	p.Begin("Orders", "copying", 100, 0)
 	p.Begin("Users", "counting", -1, 0)
 	p.Add("Orders", 40)
@@ -77,7 +77,7 @@ func TestBarProgress(t *testing.T) {
 		if i := strings.LastIndex(line, "\x1b[2K"); i >= 0 {
 			visible = line[i+len("\x1b[2K"):]
 		}
-		if len([]rune(visible)) >= 60 {
+		if len([]rune(visible)) >= 100 {
 			t.Errorf("line wider than the terminal: %q", visible)
 		}
 	}
