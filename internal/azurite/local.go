@@ -39,7 +39,7 @@ const (
 var ErrNotInstalled = errors.New("azurite: Azurite is not installed")
 
 // installHint tells a developer how to get Azurite.
-const installHint = "install it with `make tools` (runs infra/azurite/install.sh; needs npm and Node.js)"
+const installHint = "install it with infra/azurite/install.sh (or make tools; needs npm and Node.js)"
 
 // packageDir is where infra/azurite/install.sh puts the package, relative to
 // the module root.
