@@ -22,6 +22,6 @@
 // emulator. Otherwise the first test that asks starts one for its test binary
 // (about 1-2 s) and Main stops it when the tests end. When Azurite cannot
 // start (no Node.js, no package) the Azurite tests are skipped with a loud
-// message saying how to install it (infra/azurite/install.sh), except when CI is set: then
-// they fail, so CI never passes by skipping.
+// message saying how to install it (infra/azurite/install.sh), except when
+// CI is set: then they fail, so CI never passes by skipping.
 package azurite
