@@ -106,6 +106,9 @@ type checkpointFile struct {
 	interval time.Duration
 	now      func() time.Time
 
+	// flushMu keeps writes in order: a slower write of an older state must
+	// not land after a newer one.
+	flushMu sync.Mutex
 	mu      sync.Mutex
 	cp      *Checkpoint
 	dirty   bool
@@ -159,6 +162,8 @@ func (f *checkpointFile) Flush() error {
 	if f.path == "" {
 		return nil
 	}
+	f.flushMu.Lock()
+	defer f.flushMu.Unlock()
 	f.mu.Lock()
 	if !f.dirty {
 		err := f.lastErr
