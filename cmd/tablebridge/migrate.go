@@ -227,7 +227,7 @@ type destFlags struct {
 func (d *destFlags) register(fs *flag.FlagSet, name, usage string) {
 	d.name = name
 	fs.StringVar(&d.endpoint, name, "", usage)
-	fs.StringVar(&d.storeKind, "store", "", "write a store directly instead of an endpoint: bolt or dynamodb")
+	fs.StringVar(&d.storeKind, "store", "", "use a store directly instead of an endpoint: bolt or dynamodb")
 	fs.StringVar(&d.dataDir, "data", "", "with -store bolt: the data directory of tablebridge serve (the bbolt file inside); stop the server first")
 	fs.StringVar(&d.account, "account", "devstoreaccount1", "with -store: the account whose tables to use")
 	d.dynamo.register(fs)
