@@ -48,12 +48,8 @@ func BenchmarkInsertParallel(b *testing.B) {
 		opts []Option
 	}{
 		{"default", nil},
-		// Without a delay each write's batch starts at once and runs
-		// alone: bbolt detaches a batch when its timer fires, not when it
-		// gets the write lock, so nothing is shared.
-		{"delay=0", []Option{WithBatch(0, defaultMaxBatchSize)}},
-		// Longer delays group no better: 16 clients already fill a batch.
-		{"delay=3ms", []Option{WithBatch(3*time.Millisecond, defaultMaxBatchSize)}},
+		// One write per commit: what group commit saves.
+		{"batch=1", []Option{WithMaxBatch(1)}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s, _ := openTemp(b, c.opts...)

@@ -41,9 +41,11 @@
 // # Durability and group commit
 //
 // A write returns only after its transaction is fsynced (bbolt's NoSync stays
-// false). Concurrent writers are group-committed through bbolt's DB.Batch, so
-// one fsync covers many writes. A Write's function may be run more than once
-// by Batch and must not fail the shared transaction for a condition failure:
+// false). Concurrent writers are group-committed (committer.go): one goroutine
+// commits, in one bbolt transaction, every write that queued while the
+// previous commit was on its fsyncs, so one commit covers many writes. A
+// Write's function may be run more than once and must not fail the shared
+// transaction for a condition failure:
 // it checks every op first, records an *store.OpError in a captured variable
 // and returns nil without touching the bucket, so the other writes of the
 // batch still commit. Close waits for writes in flight.

@@ -76,15 +76,15 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 	if len(plan) == 0 {
 		return nil
 	}
-	// bbolt's Batch runs this function inside a transaction shared with
-	// other writers, and may run it again if another function of the batch
+	// The committer runs this function inside a transaction shared with
+	// other writers, and runs it again if another function of the group
 	// fails. So it must be idempotent: it resets its result, checks every op
 	// before it changes anything, and reports a failed check through result
-	// while returning nil, which lets the batch commit the other writers'
-	// work. It returns an error only for a bbolt failure, after which Batch
-	// rolls the shared transaction back and reruns this function alone.
+	// while returning nil, which lets the group commit the other writers'
+	// work. It returns an error only for a bbolt failure, after which the
+	// shared transaction rolls back and the others are committed without it.
 	var result error
-	err = s.db.Batch(func(tx *bolt.Tx) error {
+	err = s.commits.do(func(tx *bolt.Tx) error {
 		result = nil
 		b := entityBucket(tx, account, table)
 		if b == nil {

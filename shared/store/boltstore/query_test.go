@@ -221,7 +221,7 @@ func TestWriteRejectsMalformedOps(t *testing.T) {
 // the failures neither block nor undo the others.
 func TestBatchedWritersFailIndependently(t *testing.T) {
 	ctx := testCtx(t)
-	s, _ := openTemp(t, WithBatch(20*time.Millisecond, 1000))
+	s, _ := openTemp(t, WithMaxBatch(1000))
 	defer s.Close()
 	fill(t, s, "p", 10)
 	const n = 20

@@ -32,16 +32,9 @@ var (
 // file of another version is refused rather than misread.
 const layoutFormat byte = 1
 
-// Defaults, chosen on a 2-core box with 16 concurrent writers (see
-// bench_test.go). A batch gathers writes for 1 ms. bbolt detaches a batch
-// when its timer fires, not when it gets the write lock, so writers that
-// arrive later than the delay after the first one pay for their own commit
-// (two fsyncs): the delay must cover how far apart 16 clients' requests
-// arrive after the previous commit. Each client then waits the delay plus
-// one commit, so 16 clients reach 16/(1 ms + commit) writes per second,
-// above 8,000/s while an fsync'd commit takes under 1 ms.
+// Defaults. A group commit takes at most defaultMaxBatchSize writes (see
+// committer.go for how groups form).
 const (
-	defaultMaxBatchDelay   = time.Millisecond
 	defaultMaxBatchSize    = 256
 	defaultScanRows        = 100_000
 	defaultScanTime        = 5 * time.Second
@@ -53,7 +46,6 @@ const (
 type Option func(*config) error
 
 type config struct {
-	maxBatchDelay   time.Duration
 	maxBatchSize    int
 	scanRows        int
 	scanTime        time.Duration
@@ -61,14 +53,13 @@ type config struct {
 	initialMmapSize int
 }
 
-// WithBatch sets how long a write waits for others to share its commit and
-// how many writes one commit takes at most.
-func WithBatch(maxDelay time.Duration, maxSize int) Option {
+// WithMaxBatch sets how many writes one group commit takes at most.
+func WithMaxBatch(maxSize int) Option {
 	return func(c *config) error {
-		if maxDelay < 0 || maxSize < 1 {
-			return fmt.Errorf("boltstore: invalid batch settings: delay %v, size %d", maxDelay, maxSize)
+		if maxSize < 1 {
+			return fmt.Errorf("boltstore: invalid batch size %d", maxSize)
 		}
-		c.maxBatchDelay, c.maxBatchSize = maxDelay, maxSize
+		c.maxBatchSize = maxSize
 		return nil
 	}
 }
@@ -115,6 +106,7 @@ func WithInitialMmapSize(n int) Option {
 // Store is a store.Store on one bbolt file. It is safe for concurrent use.
 type Store struct {
 	db       *bolt.DB
+	commits  *committer
 	scanRows int
 	scanTime time.Duration
 
@@ -127,7 +119,6 @@ type Store struct {
 // Open opens or creates the store file at path, creating its directory.
 func Open(path string, opts ...Option) (*Store, error) {
 	cfg := config{
-		maxBatchDelay:   defaultMaxBatchDelay,
 		maxBatchSize:    defaultMaxBatchSize,
 		scanRows:        defaultScanRows,
 		scanTime:        defaultScanTime,
@@ -155,12 +146,10 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
-	db.MaxBatchDelay = cfg.maxBatchDelay
-	db.MaxBatchSize = cfg.maxBatchSize
 	if err := initLayout(db); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	return &Store{db: db, scanRows: cfg.scanRows, scanTime: cfg.scanTime}, nil
+	return &Store{db: db, commits: newCommitter(db, cfg.maxBatchSize), scanRows: cfg.scanRows, scanTime: cfg.scanTime}, nil
 }
 
 // initLayout creates the top-level buckets of a new file and refuses a file
@@ -195,6 +184,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.commits.close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("boltstore: close: %w", err)
 	}

@@ -98,8 +98,8 @@ func TestReopenKeepsData(t *testing.T) {
 
 func TestCloseWaitsForWritesInFlight(t *testing.T) {
 	ctx := testCtx(t)
-	// A long batch delay keeps writes pending in a batch while Close runs.
-	s, path := openTemp(t, WithBatch(50*time.Millisecond, 1000))
+	// Writes are queued and committing while Close runs.
+	s, path := openTemp(t)
 	if _, err := s.CreateTable(ctx, "acct", "tbl"); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestOpenErrors(t *testing.T) {
 	}{
 		{"ParentIsAFile", filepath.Join(notADir, "tables.db"), nil},
 		{"NotABoltFile", garbage, nil},
-		{"BadBatch", filepath.Join(dir, "a.db"), []Option{WithBatch(time.Millisecond, 0)}},
+		{"BadBatch", filepath.Join(dir, "a.db"), []Option{WithMaxBatch(0)}},
 		{"BadScanBudget", filepath.Join(dir, "b.db"), []Option{WithScanBudget(0, time.Second)}},
 		{"BadOpenTimeout", filepath.Join(dir, "c.db"), []Option{WithOpenTimeout(0)}},
 		{"BadMmapSize", filepath.Join(dir, "d.db"), []Option{WithInitialMmapSize(-1)}},
