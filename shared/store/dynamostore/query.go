@@ -189,7 +189,11 @@ const (
 )
 
 func (pg *pager) run(ctx context.Context, read reader, start item) (store.Page, error) {
-	limit := pg.top
+	// One item past Top: DynamoDB answers a read that stops exactly at its
+	// Limit with a LastEvaluatedKey even when nothing follows, which would
+	// send clients after an empty last page. The extra item, when there is
+	// one, is left for the next page.
+	limit := pg.top + 1
 	for {
 		items, last, err := read(ctx, int32(limit), start)
 		if err != nil {
@@ -242,7 +246,7 @@ func (pg *pager) nextLimit(prev int) int {
 	if pg.matched > 0 {
 		next = remaining*pg.examined/pg.matched + 1
 	}
-	return min(max(next, remaining, 1), 1000)
+	return min(max(next, remaining+1, 1), 1001)
 }
 
 // finish resolves a chunked entity still waiting for its overflow items.

@@ -61,3 +61,34 @@ func TestQueryTimeoutAfterProgressReturnsPartialPage(t *testing.T) {
 		t.Fatalf("QueryEntities without progress = %v, want ErrUnavailable", err)
 	}
 }
+
+// TestQueryExactTopHasNoTrailingPage: a partition of exactly Top entities
+// comes back in one page without a continuation, although DynamoDB marks a
+// read that stops at its Limit with a LastEvaluatedKey.
+func TestQueryExactTopHasNoTrailingPage(t *testing.T) {
+	env := newEnv(t, newTestStore(t))
+	for i := range 25 {
+		env.insert(newEntity("p", fmt.Sprintf("r%02d", i), nil))
+	}
+	exact := model.Bounds{Lower: &model.Bound{Value: "p", Inclusive: true}, Upper: &model.Bound{Value: "p", Inclusive: true}}
+	for _, tc := range []struct {
+		name     string
+		keys     model.KeyRange
+		top      int
+		wantNext bool
+	}{
+		{"PartitionExactTop", model.KeyRange{PartitionKey: exact}, 25, false},
+		{"PartitionShortOfTop", model.KeyRange{PartitionKey: exact}, 24, true},
+		{"ScanExactTop", model.KeyRange{}, 25, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page, err := env.s.QueryEntities(env.ctx, env.account, env.table, store.Query{Keys: tc.keys, Top: tc.top})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Entities) != tc.top || (page.Next != nil) != tc.wantNext {
+				t.Fatalf("page of %d entities, next %v; want %d and next=%v", len(page.Entities), page.Next, tc.top, tc.wantNext)
+			}
+		})
+	}
+}
