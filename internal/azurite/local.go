@@ -1,18 +1,16 @@
 package azurite
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
+
+	"github.com/tablebridge/tablebridge/internal/localproc"
 )
 
 // Environment variables the harness reads.
@@ -25,7 +23,7 @@ const (
 	// holding package.json and dist/).
 	EnvDir = "TABLEBRIDGE_AZURITE_DIR"
 	// EnvCI makes a missing Azurite a test failure instead of a skip.
-	EnvCI = "CI"
+	EnvCI = localproc.EnvCI
 )
 
 // The emulator's well-known development account. Azurite accepts it by
@@ -61,11 +59,7 @@ type Instance struct {
 	// Port is the TCP port it listens on.
 	Port int
 
-	cmd      *exec.Cmd
-	output   *tailBuffer
-	exited   chan struct{}
-	waitErr  error
-	stopOnce sync.Once
+	proc *localproc.Process
 }
 
 // ConnectionString is the connection string of the development account at
@@ -87,22 +81,18 @@ func Find() (string, error) {
 		}
 		return dir, nil
 	}
-	wd, err := os.Getwd()
+	root, err := localproc.ModuleRoot()
+	if errors.Is(err, localproc.ErrNoModuleRoot) {
+		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("azurite: %w", err)
 	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			pkg := filepath.Join(dir, packageDir)
-			if _, err := os.Stat(filepath.Join(pkg, tableMain)); err != nil {
-				return "", fmt.Errorf("%w under %s", ErrNotInstalled, filepath.Join(dir, ".tools"))
-			}
-			return pkg, nil
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("%w: no go.mod above %s", ErrNotInstalled, wd)
-		}
+	pkg := filepath.Join(root, packageDir)
+	if _, err := os.Stat(filepath.Join(pkg, tableMain)); err != nil {
+		return "", fmt.Errorf("%w under %s", ErrNotInstalled, filepath.Join(root, ".tools"))
 	}
+	return pkg, nil
 }
 
 // Start runs an in-memory Azurite table service on a free loopback port and
@@ -117,27 +107,24 @@ func Start(ctx context.Context) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
 	// Azurite cannot report a port it chose itself (--tablePort 0 prints
-	// 0), so pick one. Another process may take it between picking and
-	// binding; then Node exits at once and we try another port.
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		inst, err := launch(ctx, node, dir, port)
-		if err == nil {
-			return inst, nil
-		}
-		lastErr = err
-		if ctx.Err() != nil {
-			break
-		}
+	// 0), so localproc picks one, and tries another when Node exits at once
+	// because something took it first.
+	proc, err := localproc.Start(ctx, localproc.Spec{
+		Name:           "Azurite",
+		ErrPrefix:      "azurite",
+		Program:        node,
+		Args:           func(port int) []string { return args(dir, port) },
+		WorkDirPattern: "tablebridge-azurite-",
+		// An unsigned GET is refused (403), which proves the service is
+		// up.
+		ProbePath:    "/" + AccountName + "/Tables",
+		StartTimeout: startTimeout,
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, lastErr
+	return &Instance{Endpoint: proc.URL + "/" + AccountName, Port: proc.Port, proc: proc}, nil
 }
 
 // args are the table service's flags: loopback only, nothing on disk
@@ -156,111 +143,12 @@ func args(dir string, port int) []string {
 	}
 }
 
-func launch(ctx context.Context, node, dir string, port int) (*Instance, error) {
-	work, err := os.MkdirTemp("", "tablebridge-azurite-")
-	if err != nil {
-		return nil, fmt.Errorf("azurite: %w", err)
-	}
-	cmd := exec.Command(node, args(dir, port)...)
-	cmd.Dir = work
-	out := &tailBuffer{max: 8 << 10}
-	cmd.Stdout = out
-	cmd.Stderr = out
-	cmd.SysProcAttr = childProcAttr()
-	if err := cmd.Start(); err != nil {
-		os.RemoveAll(work)
-		return nil, fmt.Errorf("azurite: starting node: %w", err)
-	}
-	inst := &Instance{
-		Endpoint: "http://127.0.0.1:" + strconv.Itoa(port) + "/" + AccountName,
-		Port:     port,
-		cmd:      cmd,
-		output:   out,
-		exited:   make(chan struct{}),
-	}
-	go func() {
-		inst.waitErr = cmd.Wait()
-		os.RemoveAll(work)
-		close(inst.exited)
-	}()
-	if err := inst.waitReady(ctx); err != nil {
-		inst.Stop()
-		return nil, err
-	}
-	return inst, nil
-}
-
-// waitReady polls until the service answers any HTTP request. An unsigned
-// GET is refused (403), which proves the service is up.
-func (i *Instance) waitReady(ctx context.Context) error {
-	client := &http.Client{Timeout: time.Second}
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, i.Endpoint+"/Tables", nil)
-		if err != nil {
-			return fmt.Errorf("azurite: %w", err)
-		}
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		select {
-		case <-i.exited:
-			return fmt.Errorf("azurite: Azurite exited before answering (%v); output:\n%s", i.waitErr, i.output)
-		case <-ctx.Done():
-			return fmt.Errorf("azurite: Azurite did not answer on port %d: %w; output:\n%s", i.Port, ctx.Err(), i.output)
-		case <-tick.C:
-		}
-	}
-}
-
 // Stop kills the process and waits for it to exit. It is safe to call more
 // than once.
-func (i *Instance) Stop() {
-	i.stopOnce.Do(func() {
-		if i.cmd.Process != nil {
-			_ = i.cmd.Process.Kill()
-		}
-		<-i.exited
-	})
-}
+func (i *Instance) Stop() { i.proc.Stop() }
 
 // Done is closed when the process exits, whether Stop killed it or not.
-func (i *Instance) Done() <-chan struct{} { return i.exited }
+func (i *Instance) Done() <-chan struct{} { return i.proc.Done() }
 
 // Output returns the tail of the process's stdout and stderr, for diagnostics.
-func (i *Instance) Output() string { return i.output.String() }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("azurite: finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tailBuffer keeps the last max bytes written to it; Azurite's output is
-// only interesting when something goes wrong.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Write(p)
-	if over := b.buf.Len() - b.max; over > 0 {
-		b.buf.Next(over)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+func (i *Instance) Output() string { return i.proc.Output() }

@@ -3,17 +3,26 @@ package azurite
 import (
 	"context"
 	"errors"
-	"os"
-	"sync"
 	"testing"
+
+	"github.com/tablebridge/tablebridge/internal/localproc"
 )
 
-// shared is the per-test-binary instance, started on first use.
-var shared struct {
-	once     sync.Once
-	endpoint string
-	inst     *Instance
-	err      error
+// shared is the per-test-binary instance, started on first use. Every start
+// failure skips outside CI, not only ErrNotInstalled: a Node.js too old for
+// the package is as much a missing tool as no Node.js at all.
+var shared = localproc.Shared{
+	EnvEndpoint: EnvEndpoint,
+	Tests:       "Azurite",
+	Server:      "Azurite",
+	Start: func() (string, func(), error) {
+		inst, err := Start(context.Background())
+		if err != nil {
+			return "", nil, err
+		}
+		return inst.Endpoint, inst.Stop, nil
+	},
+	Hint: hint,
 }
 
 // Main runs the tests and stops the instance that Endpoint may have started.
@@ -27,11 +36,7 @@ func Main(m *testing.M) int {
 // StopShared stops the instance Endpoint started for this test binary, if
 // any. Main calls it; a TestMain that already runs another harness's Main
 // (dynamolocal.Main) calls it after that returns.
-func StopShared() {
-	if shared.inst != nil {
-		shared.inst.Stop()
-	}
-}
+func StopShared() { shared.Close() }
 
 // Endpoint returns the account URL of Azurite for tests:
 // $TABLEBRIDGE_AZURITE_ENDPOINT when set, otherwise an instance started once
@@ -41,23 +46,7 @@ func StopShared() {
 // skipping.
 func Endpoint(t testing.TB) string {
 	t.Helper()
-	shared.once.Do(func() {
-		if ep := os.Getenv(EnvEndpoint); ep != "" {
-			shared.endpoint = ep
-			return
-		}
-		shared.inst, shared.err = Start(context.Background())
-		if shared.inst != nil {
-			shared.endpoint = shared.inst.Endpoint
-		}
-	})
-	if shared.err != nil {
-		if os.Getenv(EnvCI) == "" {
-			t.Skipf("\n*** SKIPPING Azurite tests: %v\n*** %s\n*** (with CI set, this is a failure)", shared.err, hint(shared.err))
-		}
-		t.Fatalf("Azurite unavailable: %v\n%s", shared.err, hint(shared.err))
-	}
-	return shared.endpoint
+	return shared.Endpoint(t)
 }
 
 func hint(err error) string {
