@@ -1,19 +1,17 @@
 package dynamolocal
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
+
+	"github.com/tablebridge/tablebridge/internal/localproc"
 )
 
 // Environment variables the harness reads.
@@ -24,7 +22,7 @@ const (
 	// EnvDir overrides where DynamoDBLocal.jar and DynamoDBLocal_lib live.
 	EnvDir = "TABLEBRIDGE_DYNAMODB_LOCAL_DIR"
 	// EnvCI makes a missing DynamoDB Local a test failure instead of a skip.
-	EnvCI = "CI"
+	EnvCI = localproc.EnvCI
 )
 
 // ErrNotInstalled reports that Java or DynamoDB Local is missing.
@@ -49,11 +47,7 @@ type Instance struct {
 	// Port is the TCP port it listens on.
 	Port int
 
-	cmd      *exec.Cmd
-	output   *tailBuffer
-	exited   chan struct{}
-	waitErr  error
-	stopOnce sync.Once
+	proc *localproc.Process
 }
 
 // Find returns the directory holding DynamoDBLocal.jar and DynamoDBLocal_lib:
@@ -67,23 +61,19 @@ func Find() (string, error) {
 		}
 		return dir, nil
 	}
-	wd, err := os.Getwd()
+	root, err := localproc.ModuleRoot()
+	if errors.Is(err, localproc.ErrNoModuleRoot) {
+		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("dynamolocal: %w", err)
 	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			matches, _ := filepath.Glob(filepath.Join(dir, packageGlob, "DynamoDBLocal.jar"))
-			if len(matches) == 0 {
-				return "", fmt.Errorf("%w under %s", ErrNotInstalled, filepath.Join(dir, ".tools"))
-			}
-			sort.Strings(matches) // release dates sort chronologically
-			return filepath.Dir(matches[len(matches)-1]), nil
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("%w: no go.mod above %s", ErrNotInstalled, wd)
-		}
+	matches, _ := filepath.Glob(filepath.Join(root, packageGlob, "DynamoDBLocal.jar"))
+	if len(matches) == 0 {
+		return "", fmt.Errorf("%w under %s", ErrNotInstalled, filepath.Join(root, ".tools"))
 	}
+	sort.Strings(matches) // release dates sort chronologically
+	return filepath.Dir(matches[len(matches)-1]), nil
 }
 
 // Start runs an in-memory DynamoDB Local on a free port and returns once it
@@ -98,138 +88,38 @@ func Start(ctx context.Context) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	// Another process may take the port between picking and binding it;
-	// then the JVM exits at once and we try another port.
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		inst, err := launch(ctx, java, dir, port)
-		if err == nil {
-			return inst, nil
-		}
-		lastErr = err
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	return nil, lastErr
-}
-
-func launch(ctx context.Context, java, dir string, port int) (*Instance, error) {
-	// DynamoDB Local writes dynamodb-local-metadata.json into its working
-	// directory even with -inMemory; keep it out of the source tree.
-	work, err := os.MkdirTemp("", "dynamolocal-")
+	proc, err := localproc.Start(ctx, localproc.Spec{
+		Name:      "DynamoDB Local",
+		ErrPrefix: "dynamolocal",
+		Program:   java,
+		Args: func(port int) []string {
+			return []string{
+				"-Djava.library.path=" + filepath.Join(dir, "DynamoDBLocal_lib"),
+				"-jar", filepath.Join(dir, "DynamoDBLocal.jar"),
+				"-inMemory", "-port", strconv.Itoa(port),
+			}
+		},
+		// DynamoDB Local writes dynamodb-local-metadata.json into its
+		// working directory even with -inMemory; keep it out of the
+		// source tree.
+		WorkDirPattern: "dynamolocal-",
+		// An unsigned GET gets a 400 MissingAuthenticationToken, which
+		// proves the service is up.
+		ProbePath:    "/",
+		StartTimeout: startTimeout,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("dynamolocal: %w", err)
-	}
-	cmd := exec.Command(java,
-		"-Djava.library.path="+filepath.Join(dir, "DynamoDBLocal_lib"),
-		"-jar", filepath.Join(dir, "DynamoDBLocal.jar"),
-		"-inMemory", "-port", strconv.Itoa(port))
-	cmd.Dir = work
-	out := &tailBuffer{max: 8 << 10}
-	cmd.Stdout = out
-	cmd.Stderr = out
-	cmd.SysProcAttr = childProcAttr()
-	if err := cmd.Start(); err != nil {
-		os.RemoveAll(work)
-		return nil, fmt.Errorf("dynamolocal: starting java: %w", err)
-	}
-	inst := &Instance{
-		Endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
-		Port:     port,
-		cmd:      cmd,
-		output:   out,
-		exited:   make(chan struct{}),
-	}
-	go func() {
-		inst.waitErr = cmd.Wait()
-		os.RemoveAll(work)
-		close(inst.exited)
-	}()
-	if err := inst.waitReady(ctx); err != nil {
-		inst.Stop()
 		return nil, err
 	}
-	return inst, nil
-}
-
-// waitReady polls until the server answers any HTTP request. An unsigned GET
-// gets a 400 MissingAuthenticationToken, which proves the service is up.
-func (i *Instance) waitReady(ctx context.Context) error {
-	client := &http.Client{Timeout: time.Second}
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, i.Endpoint+"/", nil)
-		if err != nil {
-			return fmt.Errorf("dynamolocal: %w", err)
-		}
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		select {
-		case <-i.exited:
-			return fmt.Errorf("dynamolocal: DynamoDB Local exited before answering (%v); output:\n%s", i.waitErr, i.output)
-		case <-ctx.Done():
-			return fmt.Errorf("dynamolocal: DynamoDB Local did not answer on port %d: %w; output:\n%s", i.Port, ctx.Err(), i.output)
-		case <-tick.C:
-		}
-	}
+	return &Instance{Endpoint: proc.URL, Port: proc.Port, proc: proc}, nil
 }
 
 // Stop kills the process and waits for it to exit. It is safe to call more
 // than once.
-func (i *Instance) Stop() {
-	i.stopOnce.Do(func() {
-		if i.cmd.Process != nil {
-			_ = i.cmd.Process.Kill()
-		}
-		<-i.exited
-	})
-}
+func (i *Instance) Stop() { i.proc.Stop() }
 
 // Done is closed when the process exits, whether Stop killed it or not.
-func (i *Instance) Done() <-chan struct{} { return i.exited }
+func (i *Instance) Done() <-chan struct{} { return i.proc.Done() }
 
 // Output returns the tail of the process's stdout and stderr, for diagnostics.
-func (i *Instance) Output() string { return i.output.String() }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("dynamolocal: finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tailBuffer keeps the last max bytes written to it; the JVM's chatter is
-// only interesting when something goes wrong.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Write(p)
-	if over := b.buf.Len() - b.max; over > 0 {
-		b.buf.Next(over)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+func (i *Instance) Output() string { return i.proc.Output() }

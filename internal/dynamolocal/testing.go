@@ -5,32 +5,40 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablebridge/tablebridge/internal/localproc"
 )
 
-// shared is the per-test-binary instance, started on first use.
-var shared struct {
-	once     sync.Once
-	endpoint string
-	inst     *Instance
-	err      error
+// shared is the per-test-binary instance, started on first use. Only a
+// missing install skips; any other start failure is a real problem and fails.
+var shared = localproc.Shared{
+	EnvEndpoint: EnvEndpoint,
+	Tests:       "DynamoDB",
+	Server:      "DynamoDB Local",
+	Start: func() (string, func(), error) {
+		inst, err := Start(context.Background())
+		if err != nil {
+			return "", nil, err
+		}
+		return inst.Endpoint, inst.Stop, nil
+	},
+	Skippable: func(err error) bool { return errors.Is(err, ErrNotInstalled) },
+	Hint:      func(error) string { return installHint },
 }
 
 // Main runs the tests and stops the instance that Endpoint may have started.
 // Use it from TestMain: os.Exit(dynamolocal.Main(m)).
 func Main(m *testing.M) int {
 	code := m.Run()
-	if shared.inst != nil {
-		shared.inst.Stop()
-	}
-	if errors.Is(shared.err, ErrNotInstalled) && os.Getenv(EnvCI) == "" {
+	shared.Close()
+	if err := shared.Err(); errors.Is(err, ErrNotInstalled) && os.Getenv(EnvCI) == "" {
 		// t.Skip messages only show with -v; say it once regardless.
-		fmt.Fprintf(os.Stderr, "\n*** DynamoDB tests were SKIPPED: %v\n*** %s\n\n", shared.err, installHint)
+		fmt.Fprintf(os.Stderr, "\n*** DynamoDB tests were SKIPPED: %v\n*** %s\n\n", err, installHint)
 	}
 	return code
 }
@@ -41,23 +49,7 @@ func Main(m *testing.M) int {
 // message, or fails t when $CI is set. Any other start failure fails t.
 func Endpoint(t testing.TB) string {
 	t.Helper()
-	shared.once.Do(func() {
-		if ep := os.Getenv(EnvEndpoint); ep != "" {
-			shared.endpoint = ep
-			return
-		}
-		shared.inst, shared.err = Start(context.Background())
-		if shared.inst != nil {
-			shared.endpoint = shared.inst.Endpoint
-		}
-	})
-	if shared.err != nil {
-		if errors.Is(shared.err, ErrNotInstalled) && os.Getenv(EnvCI) == "" {
-			t.Skipf("\n*** SKIPPING DynamoDB tests: %v\n*** %s\n*** (with CI set, this is a failure)", shared.err, installHint)
-		}
-		t.Fatalf("DynamoDB Local unavailable: %v\n%s", shared.err, installHint)
-	}
-	return shared.endpoint
+	return shared.Endpoint(t)
 }
 
 // Client returns a client for Endpoint(t); it skips or fails t the same way.

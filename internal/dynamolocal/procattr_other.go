@@ -1,8 +1,0 @@
-//go:build !linux
-
-package dynamolocal
-
-import "syscall"
-
-// childProcAttr has no parent-death signal outside Linux; Stop must run.
-func childProcAttr() *syscall.SysProcAttr { return nil }
