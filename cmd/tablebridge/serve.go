@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -57,13 +56,7 @@ func runServe(args []string) error {
 	if len(cfg.accounts) == 0 {
 		cfg.accounts = auth.AccountList{auth.DevStoreAccount()}
 	}
-	// The server's live heap is small (entities live in the store's mmap),
-	// so trading memory for fewer collections is cheap: profiles under load
-	// showed a third of the CPU in GC at the default of 100. GOGC still
-	// overrides.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serve(ctx, cfg, os.Stdout)
