@@ -172,6 +172,26 @@ func suiteCORS(t *testing.T, newServer func(t *testing.T) *Server) {
 		})
 		t.Run("NoMatchingOrigin", func(t *testing.T) { noCORSHeaders(t, get(t, evil)) })
 		t.Run("NoOrigin", func(t *testing.T) { noCORSHeaders(t, get(t, "")) })
+		t.Run("Errors", func(t *testing.T) {
+			// A browser app can only read an error's code when the error
+			// carries the CORS headers too: an unsigned request (403), a
+			// verb the resource does not take (405) and a malformed URL
+			// (400) are answered with the matching rule's headers.
+			for _, r := range []Request{
+				{Method: http.MethodGet, Path: entityPath(table, "p", "r"), Signing: Unsigned},
+				{Method: http.MethodPost, Path: "/Tables('" + table + "')"},
+				{Method: http.MethodGet, Path: "/" + table + "(PartitionKey='p')"},
+			} {
+				r.Header = http.Header{"Origin": {app}}
+				resp := srv.Do(t, r)
+				if resp.StatusCode < 400 {
+					t.Fatalf("%s %s: %d, want an error", r.Method, r.Path, resp.StatusCode)
+				}
+				if got := resp.Header.Get("Access-Control-Allow-Origin"); got != app {
+					t.Errorf("%s %s: %d with Access-Control-Allow-Origin %q, want %q", r.Method, r.Path, resp.StatusCode, got, app)
+				}
+			}
+		})
 		t.Run("MethodOfNoRule", func(t *testing.T) {
 			// CORS is not authorization: a signed PUT from an origin whose
 			// rule allows only GET is served, just without CORS headers.

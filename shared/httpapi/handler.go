@@ -98,6 +98,7 @@ type call struct {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now() // latency is measured, never injected
 	c := &call{r: r, w: w, requestID: h.opts.NewRequestID(), now: h.opts.Now().UTC()}
 	c.version = r.Header.Get("x-ms-version")
 	if c.version == "" {
@@ -122,7 +123,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("table", c.res.table),
 			slog.String("method", r.Method),
 			slog.Int("status", status),
-			slog.Duration("latency", time.Since(c.now)),
+			slog.Duration("latency", time.Since(start)),
 		)
 	}
 }
@@ -157,6 +158,11 @@ func (h *Handler) serve(c *call) (*response, error) {
 		base += "/" + account
 	}
 	c.baseURL = base
+	if c.r.Method != http.MethodOptions {
+		// Every answer to a cross-origin request carries the matching
+		// rule's headers, errors included, so a browser app can read them.
+		h.corsActual(c)
+	}
 
 	res, err := parseResource(rest)
 	if err != nil {
@@ -179,7 +185,6 @@ func (h *Handler) serve(c *call) (*response, error) {
 		return nil, err
 	}
 
-	h.corsActual(c)
 	p, err := h.verifier.Authenticate(c.r.Context(), auth.Request{
 		Account:    account,
 		SignedPath: signed,
