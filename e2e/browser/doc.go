@@ -9,6 +9,9 @@
 // loads the page. The SDK's browser build cannot sign with Shared Key, so
 // the page authenticates with a table SAS, as browser apps do.
 //
+// TestNodeSDK runs the same SDK from Node.js (node-smoke.mjs) with the
+// account key, so its SharedKey signing is proven too.
+//
 // Tools: Chromium (/usr/bin/chromium, or TABLEBRIDGE_CHROMIUM), Node.js and
 // npm, and this folder's node_modules (npm ci). infra/browser/install.sh
 // installs all three. Without them the test skips on a developer machine
