@@ -270,3 +270,25 @@ func TestDecodedValuesAreValid(t *testing.T) {
 		t.Fatalf("T = %v", got)
 	}
 }
+
+func TestPropertyCountHint(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want int
+	}{
+		{`{}`, 0},
+		{`{"PartitionKey":"p","RowKey":"r"}`, 0},
+		{`{"PartitionKey":"p","RowKey":"r","A":1,"B":"x"}`, 2},
+		{`{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"1"}`, 1},
+		// A DateTime's colons make the hint larger, never wrong.
+		{`{"PartitionKey":"p","RowKey":"r","T@odata.type":"Edm.DateTime","T":"2024-01-01T00:00:00Z"}`, 3},
+		{`garbage`, 0},
+	} {
+		if got := propertyCountHint([]byte(tc.body)); got != tc.want {
+			t.Errorf("propertyCountHint(%s) = %d, want %d", tc.body, got, tc.want)
+		}
+	}
+	if got := propertyCountHint([]byte(strings.Repeat(":", 10000))); got != MaxProperties {
+		t.Errorf("hint for 10000 colons = %d, want the cap %d", got, MaxProperties)
+	}
+}
