@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
@@ -75,6 +74,8 @@ func (s *Service) Batch(ctx context.Context, sc Scope, table string, ops []Batch
 	if err := tableNameForLookup(table); err != nil {
 		return nil, &BatchError{0, err}
 	}
+	// One Timestamp for the whole transaction: its writes happen at once.
+	ts := s.clock.next()
 	storeOps := make([]store.Op, len(ops))
 	type key struct{ pk, rk string }
 	seen := make(map[key]bool, len(ops))
@@ -85,10 +86,10 @@ func (s *Service) Batch(ctx context.Context, sc Scope, table string, ops []Batch
 		)
 		switch op.Kind {
 		case BatchInsert:
-			so, err = s.insertOp(sc, op.Body)
+			so, err = insertOp(sc, op.Body, ts)
 		case BatchUpdate, BatchMerge:
-			so, err = s.updateOp(sc, UpdateInput{Table: table, PartitionKey: op.PartitionKey, RowKey: op.RowKey,
-				Body: op.Body, IfMatch: op.IfMatch, Merge: op.Kind == BatchMerge})
+			so, err = updateOp(sc, UpdateInput{Table: table, PartitionKey: op.PartitionKey, RowKey: op.RowKey,
+				Body: op.Body, IfMatch: op.IfMatch, Merge: op.Kind == BatchMerge}, ts)
 		case BatchDelete:
 			so, err = deleteOp(sc, op.PartitionKey, op.RowKey, op.IfMatch)
 		default:
@@ -107,18 +108,6 @@ func (s *Service) Batch(ctx context.Context, sc Scope, table string, ops []Batch
 		seen[k] = true
 		storeOps[i] = so
 	}
-	// One Timestamp for the whole transaction: its writes happen at once.
-	ts := storeOps[len(storeOps)-1].Entity.Timestamp
-	for _, so := range storeOps {
-		if so.Kind != store.OpDelete {
-			ts = latest(ts, so.Entity.Timestamp)
-		}
-	}
-	for _, so := range storeOps {
-		if so.Kind != store.OpDelete {
-			so.Entity.Timestamp = ts
-		}
-	}
 	if err := s.store.Write(ctx, sc.Account, table, storeOps); err != nil {
 		var oe *store.OpError
 		if errors.As(err, &oe) {
@@ -131,11 +120,4 @@ func (s *Service) Batch(ctx context.Context, sc Scope, table string, ops []Batch
 		results[i] = BatchResult{Entity: so.Entity}
 	}
 	return results, nil
-}
-
-func latest(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }

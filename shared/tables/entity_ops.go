@@ -12,7 +12,7 @@ import (
 // InsertEntity stores a new entity decoded from a JSON body and returns it
 // with its Timestamp.
 func (s *Service) InsertEntity(ctx context.Context, sc Scope, table string, body []byte) (*model.Entity, error) {
-	op, err := s.insertOp(sc, body)
+	op, err := insertOp(sc, body, s.clock.next())
 	if err != nil {
 		return nil, err
 	}
@@ -22,7 +22,8 @@ func (s *Service) InsertEntity(ctx context.Context, sc Scope, table string, body
 	return op.Entity, nil
 }
 
-func (s *Service) insertOp(sc Scope, body []byte) (store.Op, error) {
+// insertOp builds an insert stamped with ts.
+func insertOp(sc Scope, body []byte, ts time.Time) (store.Op, error) {
 	e, err := model.DecodeInsert(body)
 	if err != nil {
 		return store.Op{}, err
@@ -30,7 +31,7 @@ func (s *Service) insertOp(sc Scope, body []byte) (store.Op, error) {
 	if !sc.allows(e.PartitionKey, e.RowKey) {
 		return store.Op{}, outOfScope()
 	}
-	e.Timestamp = s.clock.next()
+	e.Timestamp = ts
 	return store.Op{Kind: store.OpInsert, Entity: e}, nil
 }
 
@@ -48,7 +49,7 @@ type UpdateInput struct {
 
 // UpdateEntity replaces or merges an entity and returns its new Timestamp.
 func (s *Service) UpdateEntity(ctx context.Context, sc Scope, in UpdateInput) (time.Time, error) {
-	op, err := s.updateOp(sc, in)
+	op, err := updateOp(sc, in, s.clock.next())
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -58,7 +59,8 @@ func (s *Service) UpdateEntity(ctx context.Context, sc Scope, in UpdateInput) (t
 	return op.Entity.Timestamp, nil
 }
 
-func (s *Service) updateOp(sc Scope, in UpdateInput) (store.Op, error) {
+// updateOp builds a replace or merge stamped with ts.
+func updateOp(sc Scope, in UpdateInput, ts time.Time) (store.Op, error) {
 	// The URL names the entity; model.DecodeUpdate says why keys in the
 	// body are not compared with it.
 	e, err := model.DecodeUpdate(in.Body, in.PartitionKey, in.RowKey)
@@ -68,7 +70,7 @@ func (s *Service) updateOp(sc Scope, in UpdateInput) (store.Op, error) {
 	if !sc.allows(in.PartitionKey, in.RowKey) {
 		return store.Op{}, outOfScope()
 	}
-	e.Timestamp = s.clock.next()
+	e.Timestamp = ts
 	op := store.Op{Kind: store.OpReplace, Entity: e}
 	if in.Merge {
 		op.Kind = store.OpMerge

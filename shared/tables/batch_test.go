@@ -1,0 +1,65 @@
+package tables
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tablebridge/tablebridge/shared/store/boltstore"
+)
+
+func newBoltService(t *testing.T, now func() time.Time) *Service {
+	t.Helper()
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s, err := New(st, Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestBatchSharesOneTimestamp: every entity a transaction writes gets the
+// same Timestamp, hence the same ETag, as on Azure; the next write is later.
+func TestBatchSharesOneTimestamp(t *testing.T) {
+	fixed := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := newBoltService(t, func() time.Time { return fixed })
+	ctx := context.Background()
+	sc := Scope{Account: "acct"}
+	if _, err := s.CreateTable(ctx, sc, "batchts"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.InsertEntity(ctx, sc, "batchts", []byte(`{"PartitionKey":"p","RowKey":"u"}`)); err != nil {
+		t.Fatal(err)
+	}
+	results, err := s.Batch(ctx, sc, "batchts", []BatchOp{
+		{Kind: BatchInsert, Body: []byte(`{"PartitionKey":"p","RowKey":"a"}`)},
+		{Kind: BatchInsert, Body: []byte(`{"PartitionKey":"p","RowKey":"b"}`)},
+		{Kind: BatchMerge, PartitionKey: "p", RowKey: "u", Body: []byte(`{"X":1}`), IfMatch: "*"},
+		{Kind: BatchUpdate, PartitionKey: "p", RowKey: "c", Body: []byte(`{}`)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := results[0].Entity.Timestamp
+	for i, r := range results {
+		if !r.Entity.Timestamp.Equal(first) {
+			t.Errorf("op %d: Timestamp %v, want the transaction's %v", i, r.Entity.Timestamp, first)
+		}
+		stored, err := s.GetEntity(ctx, sc, "batchts", "p", r.Entity.RowKey)
+		if err != nil || !stored.Timestamp.Equal(first) {
+			t.Errorf("op %d stored with %v, %v", i, stored, err)
+		}
+	}
+	after, err := s.InsertEntity(ctx, sc, "batchts", []byte(`{"PartitionKey":"p","RowKey":"z"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.Timestamp.After(first) {
+		t.Errorf("a write after the transaction got %v, not after %v", after.Timestamp, first)
+	}
+}
