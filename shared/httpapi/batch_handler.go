@@ -190,7 +190,7 @@ func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, 
 		return batch.Response{}, apierr.Wrap(apierr.InvalidInput, err)
 	}
 	r.Header = op.Header
-	sub.r, sub.res = r, res
+	sub.r, sub.res, sub.query = r, res, r.URL.Query()
 	var resp *response
 	if res.kind == resEntity {
 		if err = c.principal.Authorize(auth.GetEntity, res.table); err == nil {

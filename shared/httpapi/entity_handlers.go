@@ -8,7 +8,7 @@ import (
 )
 
 func (h *Handler) encoder(c *call) (*entityEncoder, error) {
-	level, err := metadataLevel(c.r)
+	level, err := metadataLevel(c)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (h *Handler) getEntity(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if enc.sel, err = tables.ParseSelect(c.r.URL.Query().Get("$select")); err != nil {
+	if enc.sel, err = tables.ParseSelect(c.query.Get("$select")); err != nil {
 		return nil, err
 	}
 	e, err := h.svc.GetEntity(c.r.Context(), c.scope, c.res.table, c.res.partitionKey, c.res.rowKey)
@@ -69,7 +69,7 @@ func (h *Handler) queryEntities(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := c.r.URL.Query()
+	q := c.query
 	if enc.sel, err = tables.ParseSelect(q.Get("$select")); err != nil {
 		return nil, err
 	}

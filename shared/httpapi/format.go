@@ -12,8 +12,8 @@ import (
 // metadataLevel picks the JSON metadata level: $format overrides Accept
 // ("Payload format for Table service operations"). Plain application/json
 // and anything unspecified mean minimalmetadata.
-func metadataLevel(r *http.Request) (edm.Metadata, error) {
-	return metadataLevelOf(r.Header, r.URL.Query().Get("$format"))
+func metadataLevel(c *call) (edm.Metadata, error) {
+	return metadataLevelOf(c.r.Header, c.query.Get("$format"))
 }
 
 func metadataLevelOf(header http.Header, format string) (edm.Metadata, error) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -89,7 +90,8 @@ type call struct {
 	version   string
 
 	account   string
-	baseURL   string // scheme://host[/stage][/account], for odata.metadata and Location
+	baseURL   string     // scheme://host[/stage][/account], for odata.metadata and Location
+	query     url.Values // parsed once; handlers read it, not r.URL
 	res       resource
 	op        string // operation name for logs
 	principal *auth.Principal
@@ -153,7 +155,8 @@ func (h *Handler) serve(c *call) (*response, error) {
 		return nil, apierr.Newf(apierr.InvalidURI, "The request names no storage account this server knows.")
 	}
 	c.account = account
-	base := h.scheme(c.r) + "://" + c.r.Host + stagePrefix
+	scheme := h.scheme(c.r)
+	base := scheme + "://" + c.r.Host + stagePrefix
 	if pathStyle {
 		base += "/" + account
 	}
@@ -170,6 +173,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 	}
 	c.res = res
 	q := c.r.URL.Query()
+	c.query = q
 	c.xml = q.Get("comp") != "" || q.Get("restype") != ""
 
 	if c.r.Method == http.MethodOptions {
@@ -193,7 +197,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 		Method:     c.r.Method,
 		Table:      res.table,
 		ClientIP:   h.clientIP(c.r),
-		HTTPS:      h.scheme(c.r) == "https",
+		HTTPS:      scheme == "https",
 		Now:        c.now,
 	})
 	if err != nil {

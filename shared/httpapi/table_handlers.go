@@ -10,7 +10,7 @@ import (
 )
 
 func (h *Handler) createTable(c *call) (*response, error) {
-	level, err := metadataLevel(c.r)
+	level, err := metadataLevel(c)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (h *Handler) deleteTable(c *call) (*response, error) {
 }
 
 func (h *Handler) getTable(c *call) (*response, error) {
-	level, err := metadataLevel(c.r)
+	level, err := metadataLevel(c)
 	if err != nil {
 		return nil, err
 	}
@@ -93,11 +93,11 @@ func (h *Handler) getTable(c *call) (*response, error) {
 }
 
 func (h *Handler) queryTables(c *call) (*response, error) {
-	level, err := metadataLevel(c.r)
+	level, err := metadataLevel(c)
 	if err != nil {
 		return nil, err
 	}
-	q := c.r.URL.Query()
+	q := c.query
 	in := tables.QueryTablesInput{Filter: q.Get("$filter")}
 	if in.Top, err = parseTop(q.Get("$top")); err != nil {
 		return nil, err
