@@ -495,11 +495,8 @@ func (d *decoder) duplicate(m *member) error {
 // annotationType reads the Edm type an "@odata.type" annotation declares.
 func (d *decoder) annotationType(a *member) (Type, error) {
 	if a.kind == kindString {
-		raw := d.stringBytes(a)
-		for t := Binary; t <= String; t++ {
-			if string(raw) == typeNames[t] {
-				return t, nil
-			}
+		if t, ok := ParseType(string(d.stringBytes(a))); ok {
+			return t, nil
 		}
 	}
 	return 0, &Error{Kind: ErrUnknownType, Property: d.propertyName(a), Offset: a.valStart,
