@@ -101,4 +101,9 @@ func TestParseGuid(t *testing.T) {
 			}
 		})
 	}
+	t.Run("canonical input does not allocate", func(t *testing.T) {
+		if n := testing.AllocsPerRun(100, func() { ParseGuid(canon) }); n != 0 {
+			t.Fatalf("ParseGuid of a canonical Guid made %v allocations, want 0", n)
+		}
+	})
 }

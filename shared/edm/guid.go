@@ -4,13 +4,18 @@ package edm
 // stores: 32 lower-case hex digits grouped 8-4-4-4-12. It accepts the forms
 // .NET's Guid.Parse accepts for plain Guids, which is what the service reads
 // an Edm.Guid with: "D" (8-4-4-4-12), "N" (32 digits), "B" ({D}) and "P"
-// ((D)), in either letter case.
+// ((D)), in either letter case. A Guid already canonical is returned as it
+// is, without allocating: model.ValidateValue checks every decoded Guid so.
 func ParseGuid(s string) (string, bool) {
 	var out [36]byte
-	if g, ok := appendGuid(out[:0], s); ok {
-		return string(g), true
+	g, ok := appendGuid(out[:0], s)
+	switch {
+	case !ok:
+		return "", false
+	case string(g) == s:
+		return s, true
 	}
-	return "", false
+	return string(g), true
 }
 
 // appendGuid appends the canonical form of the Guid s (see ParseGuid) to
