@@ -60,7 +60,7 @@ func parseJSONMediaType(s string) (edm.Metadata, bool) {
 // checkFormat refuses entity payloads that are not JSON: Atom/XML payloads
 // belong to pre-2015 clients, which tablebridge does not serve.
 func checkFormat(r *http.Request, op operation) error {
-	if !op.json || op.name == opBatch.name {
+	if !op.json {
 		return nil
 	}
 	ct := r.Header.Get("Content-Type")

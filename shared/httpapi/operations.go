@@ -16,7 +16,7 @@ type operation struct {
 	// auth is what the principal must be allowed; 0 for $batch, whose
 	// operations are authorized one by one.
 	auth  auth.Operation
-	json  bool // takes and returns JSON entity payloads
+	json  bool // takes JSON entity payloads (a $batch body is multipart)
 	serve func(h *Handler, c *call) (*response, error)
 }
 
@@ -33,7 +33,7 @@ var (
 	opInsertOrReplace = operation{"InsertOrReplaceEntity", auth.InsertOrReplaceEntity, true, (*Handler).updateEntity}
 	opInsertOrMerge   = operation{"InsertOrMergeEntity", auth.InsertOrMergeEntity, true, (*Handler).mergeEntity}
 	opDeleteEntity    = operation{"DeleteEntity", auth.DeleteEntity, true, (*Handler).deleteEntity}
-	opBatch           = operation{"EntityGroupTransaction", 0, true, (*Handler).batch}
+	opBatch           = operation{"EntityGroupTransaction", 0, false, (*Handler).batch}
 	opGetTableACL     = operation{"GetTableACL", auth.GetTableACL, false, (*Handler).getTableACL}
 	opSetTableACL     = operation{"SetTableACL", auth.SetTableACL, false, (*Handler).setTableACL}
 	opGetServiceProps = operation{"GetServiceProperties", auth.GetServiceProperties, false, (*Handler).getServiceProperties}
