@@ -39,9 +39,22 @@ type DecodedEntity struct {
 //     ValidateValue. More than MaxProperties is 400 TooManyProperties.
 //   - The entity size (EntitySize) may not exceed MaxEntitySize (400
 //     EntityTooLarge). Absent keys count as empty here. A caller that takes
-//     the keys from the URL should run ValidateEntity once it has set them.
+//     the keys from the URL should measure the entity once it has set them.
 //     DecodeUpdate does that.
 func DecodeEntity(body []byte) (DecodedEntity, error) {
+	d, err := decodeEntity(body)
+	if err != nil {
+		return DecodedEntity{}, err
+	}
+	if size := EntitySize(d.Entity); size > MaxEntitySize {
+		return DecodedEntity{}, entityTooLarge(size)
+	}
+	return d, nil
+}
+
+// decodeEntity is DecodeEntity without the size check, for DecodeUpdate,
+// which measures the entity with the URL's keys instead of the body's.
+func decodeEntity(body []byte) (DecodedEntity, error) {
 	e := &Entity{Properties: make(map[string]edm.Value, propertyCountHint(body))}
 	d := DecodedEntity{Entity: e}
 	err := edm.DecodeObject(body, func(name string, v edm.Value, null bool) error {
@@ -84,9 +97,6 @@ func DecodeEntity(body []byte) (DecodedEntity, error) {
 	if err != nil {
 		return DecodedEntity{}, decodeError(err)
 	}
-	if size := EntitySize(e); size > MaxEntitySize {
-		return DecodedEntity{}, entityTooLarge(size)
-	}
 	return d, nil
 }
 
@@ -113,10 +123,10 @@ func DecodeInsert(body []byte) (*Entity, error) {
 // name the entity, and any keys in the body are not compared with them.
 // Azure's Go SDK (aztables 1.4.1) doubles single quotes in the body's keys
 // (prepareKey) but not in the URL's, so comparing would refuse its updates
-// of keys that contain a quote. The whole entity is validated with the
-// URL's keys.
+// of keys that contain a quote. The whole entity, its size included, is
+// validated with the URL's keys.
 func DecodeUpdate(body []byte, partitionKey, rowKey string) (*Entity, error) {
-	d, err := DecodeEntity(body)
+	d, err := decodeEntity(body)
 	if err != nil {
 		return nil, err
 	}

@@ -231,22 +231,25 @@ func TestDecodeUpdate(t *testing.T) {
 	t.Run("size counted with URL keys", func(t *testing.T) {
 		// The properties fit with the body's (absent) keys but not with
 		// 2 x 1024-character URL keys.
-		e := entityOfSize(t, "", "", MaxEntitySize-4000)
-		body := []byte{'{'}
-		first := true
-		for name, v := range e.Properties {
-			if !first {
-				body = append(body, ',')
-			}
-			first = false
-			body = edm.AppendProperty(body, name, v, edm.MinimalMetadata)
-		}
-		body = append(body, '}')
+		body := bodyOf(entityOfSize(t, "", "", MaxEntitySize-4000))
 		if _, err := DecodeUpdate(body, "p", "r"); err != nil {
 			t.Fatalf("short URL keys: %v", err)
 		}
 		_, err := DecodeUpdate(body, strings.Repeat("k", 1024), strings.Repeat("k", 1024))
 		wantCode(t, err, apierr.EntityTooLarge)
+	})
+	t.Run("size not counted with the body's keys", func(t *testing.T) {
+		// The body's keys are ignored, so they must not make an entity
+		// that fits with the URL's keys too large.
+		long := strings.Repeat("k", 1024)
+		body := bodyOf(entityOfSize(t, long, long, MaxEntitySize+100))
+		e, err := DecodeUpdate(body, "p", "r")
+		if err != nil {
+			t.Fatalf("entity of %d bytes with the URL's keys: %v", MaxEntitySize+100-4*(1024-1), err)
+		}
+		if size := EntitySize(e); size > MaxEntitySize {
+			t.Fatalf("accepted an entity of %d bytes", size)
+		}
 	})
 	t.Run("body errors pass through", func(t *testing.T) {
 		_, err := DecodeUpdate([]byte(`{"A":1,"A":1}`), "p", "r")
@@ -291,4 +294,17 @@ func TestPropertyCountHint(t *testing.T) {
 	if got := propertyCountHint([]byte(strings.Repeat(":", 10000))); got != MaxProperties {
 		t.Errorf("hint for 10000 colons = %d, want the cap %d", got, MaxProperties)
 	}
+}
+
+// bodyOf writes e as a JSON request body, its keys included.
+func bodyOf(e *Entity) []byte {
+	body := []byte{'{'}
+	body = edm.AppendProperty(body, PartitionKeyName, edm.NewString(e.PartitionKey), edm.MinimalMetadata)
+	body = append(body, ',')
+	body = edm.AppendProperty(body, RowKeyName, edm.NewString(e.RowKey), edm.MinimalMetadata)
+	for name, v := range e.Properties {
+		body = append(body, ',')
+		body = edm.AppendProperty(body, name, v, edm.MinimalMetadata)
+	}
+	return append(body, '}')
 }
