@@ -15,13 +15,15 @@ import (
 // comparisons with other literal types or properties, give open bounds. A
 // filter that cannot match any key yields bounds whose Empty reports true.
 //
-// Every call returns fresh bounds the caller may keep or change.
+// Every call returns fresh bounds the caller may keep or change: the AST
+// holds none, and each is built by boundsFor, tighter or looser during the
+// call and ends up in one place only.
 func (f *Filter) KeyRange() model.KeyRange {
 	if f == nil || f.root == nil {
 		return model.KeyRange{}
 	}
 	r := f.root.keyRange(false)
-	return model.KeyRange{PartitionKey: clone(r.pk), RowKey: clone(r.rk)}
+	return model.KeyRange{PartitionKey: r.pk, RowKey: r.rk}
 }
 
 // keyRange is a product of two intervals: an entity lies inside when its
@@ -125,18 +127,6 @@ func looser(a, b *model.Bound, dir int) *model.Bound {
 		return &model.Bound{Value: a.Value, Inclusive: a.Inclusive || b.Inclusive}
 	case (a.Value > b.Value) == (dir > 0):
 		return a
-	}
-	return b
-}
-
-func clone(b model.Bounds) model.Bounds {
-	if b.Lower != nil {
-		l := *b.Lower
-		b.Lower = &l
-	}
-	if b.Upper != nil {
-		u := *b.Upper
-		b.Upper = &u
 	}
 	return b
 }
