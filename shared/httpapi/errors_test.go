@@ -1,0 +1,65 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/tablebridge/tablebridge/internal/testserver"
+)
+
+// TestRequestRefusals covers the refusals the HTTP layer decides itself:
+// verbs, the URL grammar, tokens and sizes, each with Azure's status and
+// code, and nothing stored afterwards.
+func TestRequestRefusals(t *testing.T) {
+	srv := testserver.New(t)
+	if _, err := srv.ServiceClient(t).CreateTable(context.Background(), "refusals", nil); err != nil {
+		t.Fatal(err)
+	}
+	entityPath := "/refusals(PartitionKey='p',RowKey='r')"
+	for _, tc := range []struct {
+		name   string
+		req    testserver.Request
+		status int
+		code   string
+	}{
+		{"TwoXHTTPMethods", testserver.Request{Method: http.MethodPost, Path: entityPath, Body: []byte(`{}`),
+			Header: http.Header{"X-Http-Method": {"MERGE", "DELETE"}, "Content-Type": {"application/json"}}},
+			http.StatusBadRequest, "XMethodIncorrectCount"},
+		{"VerbTheResourceLacks", testserver.Request{Method: http.MethodPut, Path: "/Tables"},
+			http.StatusMethodNotAllowed, "UnsupportedHttpVerb"},
+		{"UnknownComp", testserver.Request{Method: http.MethodGet, Path: "/", RawQuery: "restype=service&comp=logging"},
+			http.StatusBadRequest, "InvalidQueryParameterValue"},
+		{"ServiceRootWithoutRestype", testserver.Request{Method: http.MethodGet, Path: "/"},
+			http.StatusBadRequest, "InvalidUri"},
+		{"NestedPath", testserver.Request{Method: http.MethodGet, Path: "/refusals/extra"},
+			http.StatusBadRequest, "InvalidUri"},
+		{"ForeignContinuationToken", testserver.Request{Method: http.MethodGet, Path: "/refusals()", RawQuery: "NextPartitionKey=abc"},
+			http.StatusBadRequest, "InvalidInput"},
+		{"ForeignTableToken", testserver.Request{Method: http.MethodGet, Path: "/Tables", RawQuery: "NextTableName=1!9!abc"},
+			http.StatusBadRequest, "InvalidInput"},
+		{"TopZero", testserver.Request{Method: http.MethodGet, Path: "/refusals()", RawQuery: "$top=0"},
+			http.StatusBadRequest, "InvalidInput"},
+		{"EntityBodyOver4MiB", testserver.Request{Method: http.MethodPost, Path: "/refusals",
+			Body:   append(append([]byte(`{"PartitionKey":"p","RowKey":"r","S":"`), bytes.Repeat([]byte("x"), 4<<20)...), `"}`...),
+			Header: http.Header{"Content-Type": {"application/json"}}},
+			http.StatusRequestEntityTooLarge, "RequestBodyTooLarge"},
+		{"UnknownAccount", testserver.Request{Method: http.MethodGet, Path: "/Tables", Account: "nosuchaccount", Signing: testserver.Unsigned},
+			http.StatusBadRequest, "InvalidUri"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := srv.Do(t, tc.req)
+			if resp.StatusCode != tc.status || resp.Header.Get("x-ms-error-code") != tc.code {
+				t.Fatalf("%d %s, want %d %s: %.300s", resp.StatusCode, resp.Header.Get("x-ms-error-code"), tc.status, tc.code, resp.Body)
+			}
+			if resp.Header.Get("x-ms-request-id") == "" {
+				t.Error("no x-ms-request-id")
+			}
+		})
+	}
+	resp := srv.Do(t, testserver.Request{Method: http.MethodGet, Path: "/refusals()"})
+	if resp.StatusCode != http.StatusOK || bytes.Contains(resp.Body, []byte(`"RowKey"`)) {
+		t.Fatalf("after the refusals the table holds: %d %s", resp.StatusCode, resp.Body)
+	}
+}
