@@ -1,7 +1,6 @@
 package batch_test
 
 import (
-	"errors"
 	"net/http"
 	"testing"
 
@@ -38,73 +37,6 @@ func TestOperationAction(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestCheckEntityGroup(t *testing.T) {
-	ops := func(n int) *batch.Request {
-		req := &batch.Request{}
-		for i := range n {
-			req.Operations = append(req.Operations, batch.Operation{Index: i, ContentID: string(rune('a' + i))})
-		}
-		return req
-	}
-	ref := func(table, pk, rk string) batch.EntityRef {
-		return batch.EntityRef{Table: table, PartitionKey: pk, RowKey: rk}
-	}
-	tests := []struct {
-		name      string
-		refs      []batch.EntityRef
-		wantCode  apierr.Code
-		wantIndex int
-	}{
-		{name: "one entity", refs: []batch.EntityRef{ref("t", "p", "1")}},
-		{name: "one partition, distinct rows", refs: []batch.EntityRef{ref("t", "p", "1"), ref("T", "p", "2"), ref("t", "p", "")}},
-		{name: "empty keys are keys", refs: []batch.EntityRef{ref("t", "", ""), ref("t", "", "x")}},
-		{name: "second partition", refs: []batch.EntityRef{ref("t", "p", "1"), ref("t", "p", "2"), ref("t", "q", "3")},
-			wantCode: apierr.CommandsInBatchActOnDifferentPartitions, wantIndex: 2},
-		{name: "partition keys are case-sensitive", refs: []batch.EntityRef{ref("t", "p", "1"), ref("t", "P", "2")},
-			wantCode: apierr.CommandsInBatchActOnDifferentPartitions, wantIndex: 1},
-		{name: "second table", refs: []batch.EntityRef{ref("t", "p", "1"), ref("u", "p", "2")},
-			wantCode: apierr.CommandsInBatchActOnDifferentPartitions, wantIndex: 1},
-		{name: "same entity twice", refs: []batch.EntityRef{ref("t", "p", "1"), ref("t", "p", "2"), ref("t", "p", "1")},
-			wantCode: apierr.InvalidDuplicateRow, wantIndex: 2},
-		{name: "row keys are case-sensitive", refs: []batch.EntityRef{ref("t", "p", "a"), ref("t", "p", "A")}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := ops(len(tt.refs)).CheckEntityGroup(tt.refs)
-			if tt.wantCode == "" {
-				if err != nil {
-					t.Fatalf("CheckEntityGroup: %v", err)
-				}
-				return
-			}
-			var opErr *batch.OperationError
-			if !errors.As(err, &opErr) {
-				t.Fatalf("error %v, want an OperationError", err)
-			}
-			if opErr.Err.Code != tt.wantCode || opErr.Index != tt.wantIndex || opErr.ContentID != string(rune('a'+tt.wantIndex)) {
-				t.Errorf("got %s at %d (Content-ID %q), want %s at %d", opErr.Err.Code, opErr.Index, opErr.ContentID, tt.wantCode, tt.wantIndex)
-			}
-			if opErr.Err.HTTPStatus() != http.StatusBadRequest {
-				t.Errorf("status %d, want 400", opErr.Err.HTTPStatus())
-			}
-		})
-	}
-	t.Run("refs must match the operations", func(t *testing.T) {
-		err := ops(2).CheckEntityGroup([]batch.EntityRef{ref("t", "p", "1")})
-		if err == nil {
-			t.Fatal("no error for a length mismatch")
-		}
-		if _, ok := apierr.As(err); ok {
-			t.Errorf("a programming error came back as a protocol error: %v", err)
-		}
-	})
-	t.Run("no operations", func(t *testing.T) {
-		if err := ops(0).CheckEntityGroup(nil); err != nil {
-			t.Errorf("CheckEntityGroup: %v", err)
-		}
-	})
 }
 
 func TestOperationErrorUnwraps(t *testing.T) {

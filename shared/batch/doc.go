@@ -76,9 +76,10 @@
 //     the changeset, or a bad X-HTTP-Method are reported the same way;
 //     Azure does not document its answer to these.
 //
-// The rules that need the parsed keys are the caller's to check: one table,
-// one PartitionKey, and each entity at most once. Request.CheckEntityGroup
-// turns the resolved keys into Azure's errors.
+// The rules that need the resolved keys are the caller's to check: one table,
+// one PartitionKey, and each entity at most once (tables.Service.Batch
+// answers CommandsInBatchActOnDifferentPartitions and InvalidDuplicateRow
+// with the failing operation's index).
 //
 // # Response
 //
