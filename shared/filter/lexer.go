@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
+	"github.com/tablebridge/tablebridge/shared/model"
 )
 
 type tokenKind uint8
@@ -88,7 +89,7 @@ func (l *lexer) next() (token, error) {
 		return l.number(start)
 	}
 	r, _ := utf8.DecodeRuneInString(l.src[start:])
-	if isIDStart(r) {
+	if model.IsPropertyNameStart(r) {
 		return l.identOrPrefixed(start)
 	}
 	return token{}, unexpectedChar(start, r)
@@ -296,12 +297,14 @@ func isLiteralPrefix(name string) bool {
 }
 
 // identLen is the byte length of the identifier at the start of s (0 if
-// none).
+// none). Identifiers follow the C# rule the Table service applies to
+// property names (model.IsPropertyNameStart and IsPropertyNamePart), which
+// the WCF Data Services lexer applies to names in a filter.
 func identLen(s string) int {
 	i := 0
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if i == 0 && !isIDStart(r) || i > 0 && !isIDPart(r) {
+		if i == 0 && !model.IsPropertyNameStart(r) || i > 0 && !model.IsPropertyNamePart(r) {
 			break
 		}
 		i += n
@@ -310,14 +313,3 @@ func identLen(s string) int {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// isIDStart and isIDPart are the C# identifier rules the Table service
-// applies to property names (and the WCF Data Services lexer to names in a
-// filter).
-func isIDStart(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.Is(unicode.Nl, r)
-}
-
-func isIDPart(r rune) bool {
-	return isIDStart(r) || unicode.In(r, unicode.Nd, unicode.Mn, unicode.Mc, unicode.Pc, unicode.Cf)
-}

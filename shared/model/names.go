@@ -73,24 +73,33 @@ func isIdentifier(name string) bool {
 		return false
 	}
 	for i, r := range name {
-		switch {
-		case r == '_' || (r >= 'A' && r <= 'Z') || (r >= 'a' && r <= 'z'):
-		case r >= '0' && r <= '9':
-			if i == 0 {
-				return false
-			}
-		case r < utf8.RuneSelf:
-			return false
-		case r == utf8.RuneError:
-			// Invalid UTF-8 (a literal U+FFFD is no letter either).
-			return false
-		case unicode.IsLetter(r) || unicode.Is(unicode.Nl, r):
-		case i > 0 && unicode.In(r, unicode.Nd, unicode.Pc, unicode.Mn, unicode.Mc, unicode.Cf):
-		default:
+		if i == 0 && !IsPropertyNameStart(r) || i > 0 && !IsPropertyNamePart(r) {
 			return false
 		}
 	}
 	return true
+}
+
+// IsPropertyNameStart reports whether r may begin a property name: a letter
+// (Unicode categories Lu, Ll, Lt, Lm, Lo or Nl) or an underscore, as in a
+// C# identifier. The $filter lexer reads names with the same rule.
+func IsPropertyNameStart(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == '_' || (r >= 'A' && r <= 'Z') || (r >= 'a' && r <= 'z')
+	}
+	// U+FFFD, which also stands for invalid UTF-8, is no letter.
+	return unicode.IsLetter(r) || unicode.Is(unicode.Nl, r)
+}
+
+// IsPropertyNamePart reports whether r may follow the first character of a
+// property name: what may begin one, or a decimal digit (Nd), connecting
+// punctuation (Pc), a combining mark (Mn, Mc) or a formatting character
+// (Cf).
+func IsPropertyNamePart(r rune) bool {
+	if r < utf8.RuneSelf {
+		return IsPropertyNameStart(r) || (r >= '0' && r <= '9')
+	}
+	return IsPropertyNameStart(r) || unicode.In(r, unicode.Nd, unicode.Pc, unicode.Mn, unicode.Mc, unicode.Cf)
 }
 
 // utf16Len is the length of s in UTF-16 code units, the unit Azure's limits
