@@ -45,18 +45,3 @@ func TestSplitMultipart(t *testing.T) {
 		})
 	}
 }
-
-func TestRawPathOf(t *testing.T) {
-	tests := []struct{ target, want string }{
-		{"http://h/a/t(PartitionKey='p',RowKey='r')?$format=x", "/a/t(PartitionKey='p',RowKey='r')"},
-		{"https://h:1/a/t%27x%27", "/a/t%27x%27"},
-		{"http://h", "/"},
-		{"http://h?x=/y", "/"},
-		{"/a/t?x", "/a/t"},
-	}
-	for _, tt := range tests {
-		if got := rawPathOf(tt.target); got != tt.want {
-			t.Errorf("rawPathOf(%q) = %q, want %q", tt.target, got, tt.want)
-		}
-	}
-}

@@ -87,7 +87,6 @@ func (p *parser) parseOperationPart(op *Operation, index int, partHeader []heade
 		Index:     index,
 		Method:    resolved,
 		URL:       u,
-		RawPath:   rawPathOf(target),
 		Header:    header,
 		Body:      trimBody(p.data[bodyStart:content.end:content.end]),
 		ContentID: contentID,
@@ -150,24 +149,6 @@ func parseTarget(u *url.URL, target, host string) *apierr.Error {
 	}
 	*u = *parsed
 	return nil
-}
-
-// rawPathOf returns the path of a request target exactly as sent: without
-// scheme, authority and query.
-func rawPathOf(target string) string {
-	rest := target
-	if !strings.HasPrefix(rest, "/") {
-		if i := strings.Index(rest, "://"); i >= 0 {
-			rest = rest[i+len("://"):]
-		}
-		slash := strings.IndexAny(rest, "/?")
-		if slash < 0 || rest[slash] == '?' {
-			return "/"
-		}
-		rest = rest[slash:]
-	}
-	path, _, _ := strings.Cut(rest, "?")
-	return path
 }
 
 // operationInvalid is an InvalidInput failure of one operation.

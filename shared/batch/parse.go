@@ -49,9 +49,6 @@ type Operation struct {
 	// URL is the request target. For an origin-form target it carries the
 	// operation's Host header as URL.Host and no scheme.
 	URL *url.URL
-	// RawPath is the path exactly as sent, percent-encoding intact, as a
-	// key parser and SharedKey-style comparisons need it.
-	RawPath string
 	// Header holds the embedded request's headers with canonical keys:
 	// If-Match, Prefer, Content-Type, DataServiceVersion, Accept, ...
 	Header http.Header

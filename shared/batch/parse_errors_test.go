@@ -241,7 +241,7 @@ func TestParseTolerances(t *testing.T) {
 		{
 			name: "URL with only an authority",
 			body: changesetBody(op("POST http://h?x=1 HTTP/1.1\r\n\r\n{}")),
-			want: []string{`0 POST Insert host=h path=/ query=x=1 cid= if-match= prefer= body={}`},
+			want: []string{`0 POST Insert host=h path= query=x=1 cid= if-match= prefer= body={}`},
 		},
 		{
 			name: "blank lines before the request line and around the body",
