@@ -22,12 +22,15 @@ func ValidateKey(value string, isRowKey bool) error {
 	if isRowKey {
 		which = RowKeyName
 	}
+	forbidden := func() error {
+		return newError(apierr.InvalidInput, "",
+			"The "+which+" contains a character that is not allowed ('/', '\\', '#', '?' and control characters are not allowed).")
+	}
 	for i := 0; i < len(value); {
 		c := value[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == '#' || c == '?' {
-				return newError(apierr.InvalidInput, "",
-					"The "+which+" contains a character that is not allowed ('/', '\\', '#', '?' and control characters are not allowed).")
+				return forbidden()
 			}
 			i++
 			continue
@@ -37,13 +40,12 @@ func ValidateKey(value string, isRowKey bool) error {
 			return newError(apierr.InvalidInput, "", "The "+which+" is not valid UTF-8.")
 		}
 		if r >= 0x80 && r <= 0x9f {
-			return newError(apierr.InvalidInput, "",
-				"The "+which+" contains a character that is not allowed ('/', '\\', '#', '?' and control characters are not allowed).")
+			return forbidden()
 		}
 		i += size
 	}
-	if utf16Len(value) > MaxKeyLength {
-		return newError(codeKeyValueTooLarge, msgKeyValueTooLarge, which+" length: "+strconv.Itoa(utf16Len(value)))
+	if n := utf16Len(value); n > MaxKeyLength {
+		return newError(codeKeyValueTooLarge, msgKeyValueTooLarge, which+" length: "+strconv.Itoa(n))
 	}
 	return nil
 }
