@@ -360,3 +360,17 @@ func TestDecodeObjectDoesNotAliasInput(t *testing.T) {
 		t.Fatalf("decoded values changed with the input: %v", got)
 	}
 }
+
+func TestDecodeObjectErrorQuotesAShortenedValue(t *testing.T) {
+	// A huge bad value must not make a huge message, and the cut keeps
+	// whole characters.
+	value := strings.Repeat("a", 63) + "é" + strings.Repeat("b", 1000)
+	_, err := decodeAll(`{"n@odata.type":"Edm.Int64","n":"` + value + `"}`)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != ErrBadValue {
+		t.Fatalf("error = %v, want a bad value", err)
+	}
+	if !strings.HasSuffix(e.Msg, `"...`) || strings.Contains(e.Msg, `\x`) || len(e.Msg) > 100 {
+		t.Fatalf("message = %q, want the value cut at a character boundary", e.Msg)
+	}
+}
