@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,6 +127,14 @@ func wantCode(t testing.TB, err error, code apierr.Code, status int) {
 	}
 	if aerr.Code != code || aerr.HTTPStatus() != status {
 		t.Fatalf("got %s/%d (%v), want %s/%d", aerr.Code, aerr.HTTPStatus(), err, code, status)
+	}
+}
+
+// wantDetail asserts that err's message names detail, when detail is set.
+func wantDetail(t testing.TB, err error, detail string) {
+	t.Helper()
+	if detail != "" && (err == nil || !strings.Contains(err.Error(), detail)) {
+		t.Fatalf("error %v does not say %q", err, detail)
 	}
 }
 

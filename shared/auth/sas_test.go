@@ -94,49 +94,52 @@ func TestAccountSASRefusals(t *testing.T) {
 		edit   func(q url.Values, r *auth.Request)
 		code   apierr.Code
 		status int
+		// detail is part of the refusal's message: several refusals share a
+		// code, and a check must not pass on a signature mismatch instead.
+		detail string
 	}{
-		{"expired", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: minuteAgo}, nil, apierr.AuthenticationFailed, 403},
-		{"expires exactly now", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: testNow}, nil, apierr.AuthenticationFailed, 403},
-		{"not yet valid", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Start: inAMinute, Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403},
+		{"expired", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: minuteAgo}, nil, apierr.AuthenticationFailed, 403, "time frame"},
+		{"expires exactly now", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: testNow}, nil, apierr.AuthenticationFailed, 403, "time frame"},
+		{"not yet valid", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Start: inAMinute, Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403, "time frame"},
 		{"https only, over http", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour, Protocol: "https"},
-			func(q url.Values, r *auth.Request) { r.HTTPS = false }, apierr.AuthorizationProtocolMismatch, 403},
-		{"protocol http only is not a value", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour, Protocol: "http"}, nil, apierr.AuthenticationFailed, 403},
-		{"blob-only token", auth.AccountSASValues{Services: "bq", ResourceTypes: "o", Permissions: "r", Expiry: inAnHour}, nil, apierr.AuthorizationServiceMismatch, 403},
-		{"source IP outside", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour, IPRange: "168.1.5.60-168.1.5.70"}, nil, apierr.AuthorizationSourceIPMismatch, 403},
+			func(q url.Values, r *auth.Request) { r.HTTPS = false }, apierr.AuthorizationProtocolMismatch, 403, ""},
+		{"protocol http only is not a value", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour, Protocol: "http"}, nil, apierr.AuthenticationFailed, 403, "is not https or https,http"},
+		{"blob-only token", auth.AccountSASValues{Services: "bq", ResourceTypes: "o", Permissions: "r", Expiry: inAnHour}, nil, apierr.AuthorizationServiceMismatch, 403, ""},
+		{"source IP outside", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour, IPRange: "168.1.5.60-168.1.5.70"}, nil, apierr.AuthorizationSourceIPMismatch, 403, ""},
 		{"signed with another key", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
 			func(q url.Values, r *auth.Request) {
 				other := accountSAS(t, mustKey(t, otherKeyB64), auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour})
 				q.Set("sig", other.Get("sig"))
-			}, apierr.AuthenticationFailed, 403},
+			}, apierr.AuthenticationFailed, 403, "Signature did not match"},
 		{"permissions widened after signing", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Set("sp", "rwdlacu") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Set("sp", "rwdlacu") }, apierr.AuthenticationFailed, 403, "Signature did not match"},
 		{"expiry extended after signing", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Set("se", "2099-01-01T00:00:00Z") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Set("se", "2099-01-01T00:00:00Z") }, apierr.AuthenticationFailed, 403, "Signature did not match"},
 		{"repeated sp", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Add("sp", "rwdlacu") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Add("sp", "rwdlacu") }, apierr.AuthenticationFailed, 403, "appears more than once"},
 		{"missing srt", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Del("srt") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Del("srt") }, apierr.AuthenticationFailed, 403, "no signed resource types (srt)"},
 		{"missing ss", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Del("ss") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Del("ss") }, apierr.AuthenticationFailed, 403, "no signed services (ss)"},
 		{"missing se", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Del("se") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Del("se") }, apierr.AuthenticationFailed, 403, "no signed expiry (se)"},
 		{"missing sp", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Del("sp") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Del("sp") }, apierr.AuthenticationFailed, 403, "no signed permissions (sp)"},
 		{"missing sv", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Del("sv") }, apierr.AuthenticationFailed, 403},
-		{"version too old", auth.AccountSASValues{Version: "2014-02-14", ResourceTypes: "o", Permissions: "r", Expiry: inAnHour}, nil, apierr.InvalidVersionForSAS, 403},
-		{"version not a date", auth.AccountSASValues{Version: "latest", ResourceTypes: "o", Permissions: "r", Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403},
-		{"unknown permission letter", auth.AccountSASValues{ResourceTypes: "o", Permissions: "rz", Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403},
-		{"unknown resource type", auth.AccountSASValues{ResourceTypes: "ox", Permissions: "r", Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403},
-		{"unknown service", auth.AccountSASValues{Services: "tz", ResourceTypes: "o", Permissions: "r", Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Del("sv") }, apierr.AuthenticationFailed, 403, "no signed version (sv)"},
+		{"version too old", auth.AccountSASValues{Version: "2014-02-14", ResourceTypes: "o", Permissions: "r", Expiry: inAnHour}, nil, apierr.InvalidVersionForSAS, 403, ""},
+		{"version not a date", auth.AccountSASValues{Version: "latest", ResourceTypes: "o", Permissions: "r", Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403, "is not a version"},
+		{"unknown permission letter", auth.AccountSASValues{ResourceTypes: "o", Permissions: "rz", Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403, "unknown letter"},
+		{"unknown resource type", auth.AccountSASValues{ResourceTypes: "ox", Permissions: "r", Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403, "unknown letter"},
+		{"unknown service", auth.AccountSASValues{Services: "tz", ResourceTypes: "o", Permissions: "r", Expiry: inAnHour}, nil, apierr.AuthenticationFailed, 403, "unknown letter"},
 		{"expiry not a time", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Set("se", "tomorrow") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Set("se", "tomorrow") }, apierr.AuthenticationFailed, 403, "not an ISO 8601"},
 		{"sig garbage", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Set("sig", "%%%") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Set("sig", "%%%") }, apierr.AuthenticationFailed, 403, "sig is not a base64"},
 		{"both tn and ss", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Set("tn", "mytable") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Set("tn", "mytable") }, apierr.AuthenticationFailed, 403, "not both"},
 		{"neither tn nor ss", auth.AccountSASValues{ResourceTypes: "o", Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { q.Del("ss"); q.Del("srt") }, apierr.AuthenticationFailed, 403},
+			func(q url.Values, r *auth.Request) { q.Del("ss"); q.Del("srt") }, apierr.AuthenticationFailed, 403, "neither tn nor ss"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,6 +150,7 @@ func TestAccountSASRefusals(t *testing.T) {
 			}
 			_, err := v.Authenticate(context.Background(), r)
 			wantCode(t, err, tc.code, tc.status)
+			wantDetail(t, err, tc.detail)
 		})
 	}
 }
@@ -321,33 +325,35 @@ func TestTableSASRefusals(t *testing.T) {
 		vals auth.TableSASValues
 		edit func(q url.Values, r *auth.Request)
 		code apierr.Code
+		// detail is part of the refusal's message (see TestAccountSASRefusals).
+		detail string
 	}{
-		{"expired", auth.TableSASValues{Permissions: "r", Expiry: minuteAgo}, nil, apierr.AuthenticationFailed},
-		{"not yet valid", auth.TableSASValues{Permissions: "r", Start: inAMinute, Expiry: inAnHour}, nil, apierr.AuthenticationFailed},
-		{"another table in the URL", validTable, func(q url.Values, r *auth.Request) { *r = sasRequest("othertable", q) }, apierr.AuthorizationFailure},
-		{"tn changed after signing", validTable, func(q url.Values, r *auth.Request) { q.Set("tn", "othertable"); *r = sasRequest("othertable", q) }, apierr.AuthenticationFailed},
+		{"expired", auth.TableSASValues{Permissions: "r", Expiry: minuteAgo}, nil, apierr.AuthenticationFailed, "time frame"},
+		{"not yet valid", auth.TableSASValues{Permissions: "r", Start: inAMinute, Expiry: inAnHour}, nil, apierr.AuthenticationFailed, "time frame"},
+		{"another table in the URL", validTable, func(q url.Values, r *auth.Request) { *r = sasRequest("othertable", q) }, apierr.AuthorizationFailure, ""},
+		{"tn changed after signing", validTable, func(q url.Values, r *auth.Request) { q.Set("tn", "othertable"); *r = sasRequest("othertable", q) }, apierr.AuthenticationFailed, "Signature did not match"},
 		{"key range dropped after signing", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, StartPartitionKey: "a", EndPartitionKey: "b"},
-			func(q url.Values, r *auth.Request) { q.Del("spk"); q.Del("epk") }, apierr.AuthenticationFailed},
-		{"https only over http", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, Protocol: "https"}, func(q url.Values, r *auth.Request) { r.HTTPS = false }, apierr.AuthorizationProtocolMismatch},
-		{"IPv4 below range", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "10.1.2.4-10.1.2.9"}, nil, apierr.AuthorizationSourceIPMismatch},
-		{"IPv4 client, IPv6 range", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "::-ffff::"}, nil, apierr.AuthorizationSourceIPMismatch},
+			func(q url.Values, r *auth.Request) { q.Del("spk"); q.Del("epk") }, apierr.AuthenticationFailed, "Signature did not match"},
+		{"https only over http", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, Protocol: "https"}, func(q url.Values, r *auth.Request) { r.HTTPS = false }, apierr.AuthorizationProtocolMismatch, ""},
+		{"IPv4 below range", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "10.1.2.4-10.1.2.9"}, nil, apierr.AuthorizationSourceIPMismatch, ""},
+		{"IPv4 client, IPv6 range", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "::-ffff::"}, nil, apierr.AuthorizationSourceIPMismatch, ""},
 		{"IPv6 above range", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "2001:db8::1-2001:db8::ff"},
-			func(q url.Values, r *auth.Request) { r.ClientIP = netip.MustParseAddr("2001:db8::100") }, apierr.AuthorizationSourceIPMismatch},
+			func(q url.Values, r *auth.Request) { r.ClientIP = netip.MustParseAddr("2001:db8::100") }, apierr.AuthorizationSourceIPMismatch, ""},
 		{"unknown client address", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "10.1.2.3"},
-			func(q url.Values, r *auth.Request) { r.ClientIP = netip.Addr{} }, apierr.AuthorizationSourceIPMismatch},
-		{"IP range reversed", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "10.1.2.9-10.1.2.1"}, nil, apierr.AuthenticationFailed},
-		{"IP range mixes families", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "10.0.0.1-::1"}, nil, apierr.AuthenticationFailed},
-		{"IP not an address", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "localhost"}, nil, apierr.AuthenticationFailed},
-		{"account SAS letter in table SAS", auth.TableSASValues{Permissions: "rl", Expiry: inAnHour}, nil, apierr.AuthenticationFailed},
+			func(q url.Values, r *auth.Request) { r.ClientIP = netip.Addr{} }, apierr.AuthorizationSourceIPMismatch, ""},
+		{"IP range reversed", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "10.1.2.9-10.1.2.1"}, nil, apierr.AuthenticationFailed, "is empty"},
+		{"IP range mixes families", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "10.0.0.1-::1"}, nil, apierr.AuthenticationFailed, "is empty"},
+		{"IP not an address", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, IPRange: "localhost"}, nil, apierr.AuthenticationFailed, "not an address or range"},
+		{"account SAS letter in table SAS", auth.TableSASValues{Permissions: "rl", Expiry: inAnHour}, nil, apierr.AuthenticationFailed, "unknown letter"},
 		{"no permissions and no policy", auth.TableSASValues{Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { *r = sasRequest("mytable", resignTable(t, q, "sp", "")) }, apierr.AuthenticationFailed},
+			func(q url.Values, r *auth.Request) { *r = sasRequest("mytable", resignTable(t, q, "sp", "")) }, apierr.AuthenticationFailed, "sets permissions"},
 		{"no expiry and no policy", auth.TableSASValues{Permissions: "r", Expiry: inAnHour},
-			func(q url.Values, r *auth.Request) { *r = sasRequest("mytable", resignTable(t, q, "se", "")) }, apierr.AuthenticationFailed},
-		{"empty tn", validTable, func(q url.Values, r *auth.Request) { q.Set("tn", "") }, apierr.AuthenticationFailed},
-		{"srk without spk", validTable, func(q url.Values, r *auth.Request) { q.Set("srk", "a") }, apierr.AuthenticationFailed},
-		{"erk without epk", validTable, func(q url.Values, r *auth.Request) { q.Set("erk", "a") }, apierr.AuthenticationFailed},
-		{"version too old", auth.TableSASValues{Version: "2013-08-15", Permissions: "r", Expiry: inAnHour}, nil, apierr.InvalidVersionForSAS},
-		{"stored policy named, none configured", auth.TableSASValues{Identifier: "p1"}, nil, apierr.AuthenticationFailed},
+			func(q url.Values, r *auth.Request) { *r = sasRequest("mytable", resignTable(t, q, "se", "")) }, apierr.AuthenticationFailed, "sets an expiry"},
+		{"empty tn", validTable, func(q url.Values, r *auth.Request) { q.Set("tn", "") }, apierr.AuthenticationFailed, "names no table"},
+		{"srk without spk", validTable, func(q url.Values, r *auth.Request) { q.Set("srk", "a") }, apierr.AuthenticationFailed, "srk needs spk"},
+		{"erk without epk", validTable, func(q url.Values, r *auth.Request) { q.Set("erk", "a") }, apierr.AuthenticationFailed, "erk needs epk"},
+		{"version too old", auth.TableSASValues{Version: "2013-08-15", Permissions: "r", Expiry: inAnHour}, nil, apierr.InvalidVersionForSAS, ""},
+		{"stored policy named, none configured", auth.TableSASValues{Identifier: "p1"}, nil, apierr.AuthenticationFailed, "none are configured"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -358,6 +364,7 @@ func TestTableSASRefusals(t *testing.T) {
 			}
 			_, err := v.Authenticate(context.Background(), r)
 			wantCode(t, err, tc.code, 403)
+			wantDetail(t, err, tc.detail)
 		})
 	}
 }
