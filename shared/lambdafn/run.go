@@ -128,14 +128,15 @@ func readAccount(ctx context.Context, cfg Config) (auth.Account, error) {
 	return fetchAccount(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.KeysSecret, cfg.AccountName)
 }
 
-// openStore builds the DynamoDB client, with the store's bounded retries and
-// the consumed-capacity middleware, and the store.
+// openStore builds the DynamoDB client (NewClient already applies the
+// store's bounded retries), adds the consumed-capacity middleware, and
+// builds the store.
 func openStore(ctx context.Context, cfg Config) (*dynamostore.Store, error) {
 	client, err := dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint})
 	if err != nil {
 		return nil, err
 	}
-	client = dynamodb.New(client.Options(), dynamostore.Configure, MeterCapacity)
+	client = dynamodb.New(client.Options(), MeterCapacity)
 	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: cfg.TablePrefix, CatalogTable: cfg.CatalogTable})
 	if err != nil {
 		return nil, fmt.Errorf("lambdafn: DynamoDB store (catalog table %s): %w", cfg.CatalogTable, err)
