@@ -233,7 +233,7 @@ func TestConsumedUnitsOfEveryOutput(t *testing.T) {
 		{"UpdateItem", &dynamodb.UpdateItemInput{}, &dynamodb.UpdateItemOutput{ConsumedCapacity: one}, 1.5},
 		{"DeleteItem", &dynamodb.DeleteItemInput{}, &dynamodb.DeleteItemOutput{ConsumedCapacity: one}, 1.5},
 		{"Query", &dynamodb.QueryInput{}, &dynamodb.QueryOutput{ConsumedCapacity: one}, 1.5},
-		{"Scan", &dynamodb.ScanInput{}, &dynamodb.ScanOutput{}, 0},
+		{"Scan", &dynamodb.ScanInput{}, &dynamodb.ScanOutput{ConsumedCapacity: one}, 1.5},
 		{"TransactWriteItems", &dynamodb.TransactWriteItemsInput{}, &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: two}, 2.5},
 		{"TransactGetItems", &dynamodb.TransactGetItemsInput{}, &dynamodb.TransactGetItemsOutput{ConsumedCapacity: two}, 2.5},
 		{"DescribeTable is not metered", &dynamodb.DescribeTableInput{}, &dynamodb.DescribeTableOutput{}, 0},
