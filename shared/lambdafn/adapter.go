@@ -125,12 +125,10 @@ func NewRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Re
 		return nil, apierr.Newf(apierr.InvalidURI, "The request path %q is not validly percent-encoded.", routed)
 	}
 
-	query := url.Values{}
-	if len(ev.MultiValueQueryStringParameters) > 0 {
-		for k, vs := range ev.MultiValueQueryStringParameters {
-			query[k] = append(query[k], vs...)
-		}
-	} else {
+	// Encode only reads the map, so the event's own serves as is.
+	query := url.Values(ev.MultiValueQueryStringParameters)
+	if len(query) == 0 && len(ev.QueryStringParameters) > 0 {
+		query = make(url.Values, len(ev.QueryStringParameters))
 		for k, v := range ev.QueryStringParameters {
 			query.Set(k, v)
 		}
