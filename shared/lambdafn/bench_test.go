@@ -22,7 +22,7 @@ import (
 func benchSetup(b *testing.B) (*functions, events.APIGatewayProxyRequest) {
 	st := openBolt(b)
 	fs := newFunctions(b, st)
-	createTableB(b, fs, "bench")
+	createTable(b, fs, "bench")
 	resp := fs.do(b, newRequest(b, req{method: http.MethodPost, path: "/bench",
 		body:   `{"PartitionKey":"p","RowKey":"r","Name":"Ada","Score":36,"Born@odata.type":"Edm.DateTime","Born":"1815-12-10T00:00:00Z"}`,
 		header: map[string]string{"Content-Type": "application/json", "Prefer": "return-no-content"}}), stageOpts())
@@ -35,14 +35,6 @@ func benchSetup(b *testing.B) (*functions, events.APIGatewayProxyRequest) {
 		b.Fatalf("event: %v %s", err, fn.Name)
 	}
 	return fs, ev
-}
-
-func createTableB(b *testing.B, fs *functions, name string) {
-	resp := fs.do(b, newRequest(b, req{method: http.MethodPost, path: "/Tables", body: `{"TableName":"` + name + `"}`,
-		header: map[string]string{"Content-Type": "application/json", "Prefer": "return-no-content"}}), stageOpts())
-	if resp.StatusCode != http.StatusNoContent {
-		b.Fatalf("create table: %d", resp.StatusCode)
-	}
 }
 
 // BenchmarkInvokeGetEntity: Handler.Invoke on a decoded event.
@@ -90,7 +82,7 @@ func BenchmarkInvokeGetEntityJSON(b *testing.B) {
 func BenchmarkStoreGetEntity(b *testing.B) {
 	st := openBolt(b)
 	fs := newFunctions(b, st)
-	createTableB(b, fs, "bench")
+	createTable(b, fs, "bench")
 	resp := fs.do(b, newRequest(b, req{method: http.MethodPost, path: "/bench", body: `{"PartitionKey":"p","RowKey":"r","Name":"Ada"}`,
 		header: map[string]string{"Content-Type": "application/json", "Prefer": "return-no-content"}}), stageOpts())
 	if resp.StatusCode != http.StatusNoContent {

@@ -16,7 +16,7 @@ import (
 )
 
 // createTable makes a table through the createtable function.
-func createTable(t *testing.T, fs *functions, name string) {
+func createTable(t testing.TB, fs *functions, name string) {
 	t.Helper()
 	resp := fs.do(t, newRequest(t, req{method: http.MethodPost, path: "/Tables", body: `{"TableName":"` + name + `"}`,
 		header: map[string]string{"Content-Type": "application/json", "Prefer": "return-no-content"}}), stageOpts())

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"testing"
 	"time"
 
@@ -70,23 +70,11 @@ func TestEventsAreGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(want)
-	sort.Strings(have)
-	if !equalStrings(have, want) {
+	slices.Sort(want)
+	slices.Sort(have)
+	if !slices.Equal(have, want) {
 		t.Errorf("events/ holds %v, want %v", have, want)
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestEventsRunInOrder feeds every stored event, re-signed now, to its
