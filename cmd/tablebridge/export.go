@@ -70,7 +70,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer closeSource()
-	names, err := exportTables(ctx, source, splitList(*tables))
+	names, err := migrate.SelectTables(ctx, source, splitList(*tables))
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -140,35 +140,6 @@ func isExportFile(path string) bool {
 		}
 	}
 	return false
-}
-
-// exportTables resolves the selection against the source's tables
-// (case-insensitively), or takes them all.
-func exportTables(ctx context.Context, src migrate.Source, selected []string) ([]string, error) {
-	names, err := src.Tables(ctx)
-	if err != nil {
-		if len(selected) > 0 {
-			return selected, nil
-		}
-		return nil, err
-	}
-	if len(selected) == 0 {
-		return names, nil
-	}
-	var out []string
-	for _, s := range selected {
-		found := ""
-		for _, n := range names {
-			if strings.EqualFold(n, s) {
-				found = n
-			}
-		}
-		if found == "" {
-			return nil, fmt.Errorf("table %q is not in %s", s, src.Describe())
-		}
-		out = append(out, found)
-	}
-	return out, nil
 }
 
 // exportFile writes one table to path through a temporary file.

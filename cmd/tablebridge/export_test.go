@@ -98,6 +98,16 @@ func TestExportImportCommands(t *testing.T) {
 			})
 		}
 	})
+	t.Run("export of an unknown table", func(t *testing.T) {
+		dir := t.TempDir()
+		code, _, errOut := runCmd(t, exportFn, "-from", src.ConnectionString(), "-tables", "Nope", "-out", dir, "-progress", "none")
+		if code != 1 || !strings.Contains(errOut, `table "Nope" is not in`) {
+			t.Fatalf("exit %d:\n%s", code, errOut)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Fatalf("%s holds %d files, want none", dir, len(entries))
+		}
+	})
 	t.Run("import of a file that is not an export", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "bad.ndjson")
 		os.WriteFile(path, []byte("{}\n"), 0o644)

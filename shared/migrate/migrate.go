@@ -195,11 +195,12 @@ func Migrate(ctx context.Context, opts Options) (*Result, error) {
 // tablePlan pairs a source table with its destination name.
 type tablePlan struct{ source, dest string }
 
-// planTables resolves the selection against the source's table list.
-// Names match case-insensitively and keep the source's case. When the
-// source cannot list its tables (a SAS without list permission) a given
+// SelectTables resolves a selection of table names against src's table
+// list: names match case-insensitively and keep the source's case, a name
+// given twice counts once, and an empty selection means every table. When
+// the source cannot list its tables (a SAS without list permission) a given
 // selection is used as it is.
-func planTables(ctx context.Context, src Source, selected []string, rename map[string]string) ([]tablePlan, error) {
+func SelectTables(ctx context.Context, src Source, selected []string) ([]string, error) {
 	names, listErr := src.Tables(ctx)
 	if listErr != nil && len(selected) == 0 {
 		return nil, fmt.Errorf("%w (name the tables with -tables if the credentials cannot list them)", listErr)
@@ -221,19 +222,33 @@ func planTables(ctx context.Context, src Source, selected []string, rename map[s
 	} else if listErr != nil {
 		names = selected
 	}
+	var out []string
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		key := strings.ToLower(n)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// planTables selects the tables (SelectTables) and pairs each with its
+// destination name.
+func planTables(ctx context.Context, src Source, selected []string, rename map[string]string) ([]tablePlan, error) {
+	names, err := SelectTables(ctx, src, selected)
+	if err != nil {
+		return nil, err
+	}
 	renames := make(map[string]string, len(rename))
 	for from, to := range rename {
 		renames[strings.ToLower(from)] = to
 	}
 	var plan []tablePlan
-	seenSource := map[string]bool{}
 	seenDest := map[string]string{}
 	for _, n := range names {
 		key := strings.ToLower(n)
-		if seenSource[key] {
-			continue
-		}
-		seenSource[key] = true
 		dest := n
 		if to, ok := renames[key]; ok {
 			dest = to
