@@ -229,11 +229,8 @@ func TestCheckTransaction(t *testing.T) {
 		}
 		plans = append(plans, p)
 	}
-	actions, owners, err := buildActions("tbl", plans)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = checkTransaction(actions, owners, plans)
+	actions, owners := buildActions("tbl", plans)
+	err := checkTransaction(actions, owners, plans)
 	var opErr *store.OpError
 	if !errors.As(err, &opErr) || opErr.Index != 4 || !errors.Is(err, store.ErrEntityTooLarge) {
 		t.Errorf("checkTransaction(5 × 1 MiB) = %v; want OpError at 4 wrapping ErrEntityTooLarge", err)

@@ -103,10 +103,7 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 				return mapErr("write", err)
 			}
 		}
-		actions, owners, err := buildActions(phys, plans)
-		if err != nil {
-			return err
-		}
+		actions, owners := buildActions(phys, plans)
 		var fails []failure
 		if len(actions) == 1 {
 			fails, err = s.writeOne(ctx, actions[0], owners[0])
@@ -311,7 +308,7 @@ func condOrNil(c string) *string {
 
 // buildActions turns the plans into DynamoDB writes; owners[i] is the op
 // index of action i.
-func buildActions(phys string, plans []*plan) ([]types.TransactWriteItem, []int, error) {
+func buildActions(phys string, plans []*plan) ([]types.TransactWriteItem, []int) {
 	var actions []types.TransactWriteItem
 	var owners []int
 	add := func(owner int, a types.TransactWriteItem) {
@@ -373,7 +370,7 @@ func buildActions(phys string, plans []*plan) ([]types.TransactWriteItem, []int,
 			add(p.index, types.TransactWriteItem{Delete: &types.Delete{TableName: table, Key: keyItem(p.pk, chunkRowKey(p.rk, i))}})
 		}
 	}
-	return actions, owners, nil
+	return actions, owners
 }
 
 func putAction(table *string, it item, x *expr, cond string) types.TransactWriteItem {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -131,15 +132,7 @@ func (s *Store) writeTransaction(ctx context.Context, actions []types.TransactWr
 	if len(byOp) == 0 {
 		return nil, fmt.Errorf("dynamostore: write entities: transaction canceled without a reason: %w", err)
 	}
-	return append([]failure(nil), slicesValues(byOp)...), nil
-}
-
-func slicesValues(m map[int]failure) []failure {
-	out := make([]failure, 0, len(m))
-	for _, f := range m {
-		out = append(out, f)
-	}
-	return out
+	return slices.Collect(maps.Values(byOp)), nil
 }
 
 // resolve learns from a failed attempt. It returns the op's definitive error
