@@ -3,7 +3,6 @@ package testserver
 import (
 	"fmt"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,26 +32,7 @@ func suiteServiceSettings(t *testing.T, newServer func(t *testing.T) *Server) {
 		if _, err := c.SetAccessPolicy(ctxFor(t), &aztables.SetAccessPolicyOptions{TableACL: acl}); err != nil {
 			t.Fatalf("SetAccessPolicy with 5 policies: %v", err)
 		}
-		wantACL := func(t *testing.T) {
-			t.Helper()
-			got, err := c.GetAccessPolicy(ctxFor(t), nil)
-			if err != nil {
-				t.Fatalf("GetAccessPolicy: %v", err)
-			}
-			if len(got.SignedIdentifiers) != len(acl) {
-				t.Fatalf("got %d policies, want %d", len(got.SignedIdentifiers), len(acl))
-			}
-			for i, want := range acl {
-				g := got.SignedIdentifiers[i]
-				if g.ID == nil || *g.ID != *want.ID || g.AccessPolicy == nil || g.AccessPolicy.Permission == nil ||
-					*g.AccessPolicy.Permission != *want.AccessPolicy.Permission ||
-					g.AccessPolicy.Start == nil || !g.AccessPolicy.Start.Equal(*want.AccessPolicy.Start) ||
-					g.AccessPolicy.Expiry == nil || !g.AccessPolicy.Expiry.Equal(*want.AccessPolicy.Expiry) {
-					t.Errorf("policy %d: got %s, want %s", i, toString(g), toString(want))
-				}
-			}
-		}
-		wantACL(t)
+		wantACL(t, c, acl)
 
 		// A sixth policy is refused and the five stay. aztables sends the
 		// six and, on the 400, replaces the service's error with its own.
@@ -61,18 +41,11 @@ func suiteServiceSettings(t *testing.T, newServer func(t *testing.T) *Server) {
 		if _, err := c.SetAccessPolicy(ctxFor(t), &aztables.SetAccessPolicyOptions{TableACL: six}); err == nil {
 			t.Error("SetAccessPolicy with 6 policies succeeded")
 		}
-		var body strings.Builder
-		body.WriteString(`<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers>`)
-		for i := range 6 {
-			fmt.Fprintf(&body, `<SignedIdentifier><Id>raw%d</Id><AccessPolicy><Start>2025-03-01T00:00:00.0000000Z</Start>`+
-				`<Expiry>2025-03-02T00:00:00.0000000Z</Expiry><Permission>r</Permission></AccessPolicy></SignedIdentifier>`, i)
-		}
-		body.WriteString(`</SignedIdentifiers>`)
-		resp := srv.Do(t, Request{Method: http.MethodPut, Path: "/" + table, RawQuery: "comp=acl", Body: []byte(body.String()),
+		resp := srv.Do(t, Request{Method: http.MethodPut, Path: "/" + table, RawQuery: "comp=acl", Body: sixPoliciesXML(),
 			Header: http.Header{"Content-Type": {"application/xml"}}})
 		wantXMLError(t, resp, http.StatusBadRequest, "InvalidXmlDocument")
 		commonHeaders(t, resp)
-		wantACL(t)
+		wantACL(t, c, acl)
 	})
 
 	t.Run("PropertiesRoundTrip", func(t *testing.T) {
@@ -92,27 +65,7 @@ func suiteServiceSettings(t *testing.T, newServer func(t *testing.T) *Server) {
 		if _, err := sc.SetProperties(ctxFor(t), want, nil); err != nil {
 			t.Fatalf("SetProperties: %v", err)
 		}
-		wantProps := func(t *testing.T, want aztables.ServiceProperties) {
-			t.Helper()
-			got, err := sc.GetProperties(ctxFor(t), nil)
-			if err != nil {
-				t.Fatalf("GetProperties: %v", err)
-			}
-			for _, section := range []struct {
-				name      string
-				got, want any
-			}{
-				{"Logging", got.Logging, want.Logging},
-				{"HourMetrics", got.HourMetrics, want.HourMetrics},
-				{"MinuteMetrics", got.MinuteMetrics, want.MinuteMetrics},
-				{"Cors", got.Cors, want.Cors},
-			} {
-				if !reflect.DeepEqual(section.got, section.want) {
-					t.Errorf("%s: got %s, want %s", section.name, toString(section.got), toString(section.want))
-				}
-			}
-		}
-		wantProps(t, want)
+		wantServiceProperties(t, sc, want)
 
 		// "If an element is not specified ... the existing setting is
 		// kept": a document with only Cors changes only the rules.
@@ -123,7 +76,7 @@ func suiteServiceSettings(t *testing.T, newServer func(t *testing.T) *Server) {
 		}
 		merged := want
 		merged.Cors = onlyCors.Cors
-		wantProps(t, merged)
+		wantServiceProperties(t, sc, merged)
 
 		// Invalid documents are refused whole: six CORS rules ("up to five
 		// CORS rules"), or a method CORS does not know.
@@ -144,7 +97,7 @@ func suiteServiceSettings(t *testing.T, newServer func(t *testing.T) *Server) {
 				wantError(t, err, http.StatusBadRequest, "InvalidXmlDocument")
 			})
 		}
-		wantProps(t, merged)
+		wantServiceProperties(t, sc, merged)
 	})
 
 	t.Run("Statistics", func(t *testing.T) {
