@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/migrate"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
@@ -230,7 +231,7 @@ func (d *destFlags) register(fs *flag.FlagSet, name, usage string) {
 	fs.StringVar(&d.endpoint, name, "", usage)
 	fs.StringVar(&d.storeKind, "store", "", "use a store directly instead of an endpoint: bolt or dynamodb")
 	fs.StringVar(&d.dataDir, "data", "", "with -store bolt: the data directory of tablebridge serve (the bbolt file inside); stop the server first")
-	fs.StringVar(&d.account, "account", "devstoreaccount1", "with -store: the account whose tables to use")
+	fs.StringVar(&d.account, "account", auth.DevStoreAccountName, "with -store: the account whose tables to use")
 	d.dynamo.register(fs)
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/localproc"
+	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
 // Environment variables the harness reads.
@@ -29,8 +30,8 @@ const (
 // The emulator's well-known development account. Azurite accepts it by
 // default ("Use the Azurite emulator for local Azure Storage development").
 const (
-	AccountName = "devstoreaccount1"
-	AccountKey  = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+	AccountName = auth.DevStoreAccountName
+	AccountKey  = auth.DevStoreAccountKey
 )
 
 // ErrNotInstalled reports that Node.js or the azurite package is missing.

@@ -12,6 +12,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
 // Endpoint is an Azure Table endpoint opened from a connection string or a
@@ -43,13 +45,9 @@ type EndpointOptions struct {
 	Transport policy.Transporter
 }
 
-// The development account every emulator (Azurite, tablebridge serve)
-// accepts, for "UseDevelopmentStorage=true".
-const (
-	devAccountName = "devstoreaccount1"
-	devAccountKey  = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-	devTableURL    = "http://127.0.0.1:10002/devstoreaccount1"
-)
+// devTableURL is where "UseDevelopmentStorage=true" points: the table
+// endpoint of the emulators' development account (auth.DevStoreAccount).
+const devTableURL = "http://127.0.0.1:10002/" + auth.DevStoreAccountName
 
 // OpenEndpoint opens spec, which is either
 //   - a connection string: AccountName with AccountKey or
@@ -143,7 +141,7 @@ func parseConnectionString(s string) (connectionString, error) {
 		fields[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
 	}
 	if strings.EqualFold(fields["usedevelopmentstorage"], "true") {
-		return connectionString{account: devAccountName, key: devAccountKey, endpoint: devTableURL}, nil
+		return connectionString{account: auth.DevStoreAccountName, key: auth.DevStoreAccountKey, endpoint: devTableURL}, nil
 	}
 	cs := connectionString{account: fields["accountname"], key: fields["accountkey"], sas: fields["sharedaccesssignature"]}
 	if cs.key == "" && cs.sas == "" {

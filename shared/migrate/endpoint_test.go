@@ -3,6 +3,8 @@ package migrate
 import (
 	"strings"
 	"testing"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
 func TestParseConnectionString(t *testing.T) {
@@ -21,7 +23,7 @@ func TestParseConnectionString(t *testing.T) {
 		{name: "sas keeps the table endpoint", in: "TableEndpoint=http://127.0.0.1:9/dev;SharedAccessSignature=sv=2019-02-02&sig=abc",
 			wantEndpoint: "http://127.0.0.1:9/dev", want: connectionString{sas: "sv=2019-02-02&sig=abc"}},
 		{name: "development storage", in: "UseDevelopmentStorage=true",
-			wantEndpoint: devTableURL, want: connectionString{account: devAccountName, key: devAccountKey}},
+			wantEndpoint: "http://127.0.0.1:10002/devstoreaccount1", want: connectionString{account: "devstoreaccount1", key: auth.DevStoreAccountKey}},
 		{name: "keys are case-insensitive", in: "accountname=acct;accountkey=a2V5;tableendpoint=http://h/acct",
 			wantEndpoint: "http://h/acct", want: connectionString{account: "acct", key: "a2V5"}},
 		{name: "no credentials", in: "AccountName=acct;TableEndpoint=http://h", wantErr: "AccountKey or SharedAccessSignature"},
