@@ -95,6 +95,27 @@ func (d *display) find(name string) *line {
 	return nil
 }
 
+// begin starts the named line afresh, adding it if it is new. The caller
+// holds mu.
+func (d *display) begin(name, phase string, total, done int64) *line {
+	l := d.find(name)
+	if l == nil {
+		l = &line{}
+		d.lines = append(d.lines, l)
+	}
+	*l = line{name: name, phase: phase, total: total, done: done, resumed: done, start: d.now()}
+	return l
+}
+
+// Add counts n more entities done on the named line.
+func (d *display) Add(name string, n int64) {
+	d.mu.Lock()
+	if l := d.find(name); l != nil {
+		l.done += n
+	}
+	d.mu.Unlock()
+}
+
 // LogProgress writes plain lines, for output that is not a terminal: one
 // when a table starts and ends, and a status line per active table every
 // interval.
@@ -138,12 +159,7 @@ func (p *LogProgress) tick() {
 func (p *LogProgress) Begin(name, phase string, total, done int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l := p.find(name)
-	if l == nil {
-		l = &line{name: name}
-		p.lines = append(p.lines, l)
-	}
-	*l = line{name: name, phase: phase, total: total, done: done, resumed: done, start: p.now()}
+	p.begin(name, phase, total, done)
 	msg := fmt.Sprintf("%s %s", phase, name)
 	if total >= 0 {
 		msg += fmt.Sprintf(": %d entities", total)
@@ -152,14 +168,6 @@ func (p *LogProgress) Begin(name, phase string, total, done int64) {
 		msg += fmt.Sprintf(", resuming after %d", done)
 	}
 	fmt.Fprintln(p.w, msg)
-}
-
-func (p *LogProgress) Add(name string, n int64) {
-	p.mu.Lock()
-	if l := p.find(name); l != nil {
-		l.done += n
-	}
-	p.mu.Unlock()
 }
 
 func (p *LogProgress) End(name string, err error) {
@@ -264,7 +272,6 @@ func (p *BarProgress) draw() {
 	}
 	width := p.width()
 	now := p.now()
-	active := p.lines[:0]
 	var still []*line
 	for _, l := range p.lines {
 		p.sync(l)
@@ -290,8 +297,7 @@ func (p *BarProgress) draw() {
 		fmt.Fprintf(&b, "\x1b[%dA", extra)
 	}
 	p.drawn = len(still)
-	active = append(active, still...)
-	p.lines = active
+	p.lines = still
 	io.WriteString(p.w, b.String())
 }
 
@@ -319,21 +325,8 @@ func fit(s string, width int) string {
 func (p *BarProgress) Begin(name, phase string, total, done int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l := p.find(name)
-	if l == nil {
-		l = &line{}
-		p.lines = append(p.lines, l)
-	}
-	*l = line{name: name, phase: phase, total: total, done: done, resumed: done, start: p.now()}
+	l := p.begin(name, phase, total, done)
 	l.bar = newBar(l)
-}
-
-func (p *BarProgress) Add(name string, n int64) {
-	p.mu.Lock()
-	if l := p.find(name); l != nil {
-		l.done += n
-	}
-	p.mu.Unlock()
 }
 
 func (p *BarProgress) End(name string, err error) {
