@@ -14,13 +14,10 @@ import (
 
 // GetEntity returns a copy of one entity.
 func (s *Store) GetEntity(ctx context.Context, account, table, partitionKey, rowKey string) (*model.Entity, error) {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return nil, err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	var e *model.Entity
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b := entityBucket(tx, account, table)
@@ -62,13 +59,10 @@ type mutation struct {
 
 // Write applies ops atomically in one group-committed transaction.
 func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op) error {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	plan, err := planWrite(ops)
 	if err != nil {
 		return err

@@ -17,13 +17,10 @@ const budgetCheckEvery = 256
 
 // QueryEntities returns one page of a query.
 func (s *Store) QueryEntities(ctx context.Context, account, table string, q store.Query) (store.Page, error) {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return store.Page{}, err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return store.Page{}, err
-	}
 	var page store.Page
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b := entityBucket(tx, account, table)

@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -191,12 +192,17 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// enter marks a call in flight; the caller must call s.leave when done.
-func (s *Store) enter() error {
+// enter marks a call in flight, or returns ErrClosed after Close or ctx's
+// error when it is done; the caller must call s.leave when enter succeeds.
+func (s *Store) enter(ctx context.Context) error {
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
 		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		s.mu.RUnlock()
+		return err
 	}
 	return nil
 }

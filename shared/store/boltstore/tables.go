@@ -31,13 +31,10 @@ func clampTop(top int) int {
 
 // CreateTable creates the table, keeping the case of its name.
 func (s *Store) CreateTable(ctx context.Context, account, table string) (store.TableInfo, error) {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return store.TableInfo{}, err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return store.TableInfo{}, err
-	}
 	if account == "" || table == "" {
 		return store.TableInfo{}, fmt.Errorf("boltstore: create table: empty account or table name")
 	}
@@ -81,13 +78,10 @@ func (s *Store) CreateTable(ctx context.Context, account, table string) (store.T
 
 // DeleteTable removes the table's catalog entry and drops its entities.
 func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		catalog, tables := catalogBuckets(tx, account)
 		key := tableKey(table)
@@ -107,13 +101,10 @@ func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
 
 // GetTable returns the table's info with its ACL.
 func (s *Store) GetTable(ctx context.Context, account, table string) (store.TableInfo, error) {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return store.TableInfo{}, err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return store.TableInfo{}, err
-	}
 	var info store.TableInfo
 	err := s.db.View(func(tx *bolt.Tx) error {
 		var err error
@@ -128,13 +119,10 @@ func (s *Store) GetTable(ctx context.Context, account, table string) (store.Tabl
 
 // QueryTables lists the account's tables in lower-cased name order.
 func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQuery) (store.TablePage, error) {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return store.TablePage{}, err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return store.TablePage{}, err
-	}
 	top := clampTop(q.Top)
 	var page store.TablePage
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -176,13 +164,10 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 
 // SetTableACL replaces the table's stored access policies.
 func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		info, err := getTableInfo(tx, account, table)
 		if err != nil {
@@ -197,13 +182,10 @@ func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []mo
 
 // GetServiceProperties returns the account's document, or nil when unset.
 func (s *Store) GetServiceProperties(ctx context.Context, account string) ([]byte, error) {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return nil, err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	var doc []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
 		acct := accountBucket(tx, account)
@@ -226,13 +208,10 @@ func (s *Store) GetServiceProperties(ctx context.Context, account string) ([]byt
 
 // SetServiceProperties stores the account's document.
 func (s *Store) SetServiceProperties(ctx context.Context, account string, doc []byte) error {
-	if err := s.enter(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return err
 	}
 	defer s.leave()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	if account == "" {
 		return fmt.Errorf("boltstore: set service properties: empty account name")
 	}
