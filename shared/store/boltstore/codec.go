@@ -51,12 +51,11 @@ func splitKey(k []byte) (pk, rk []byte, err error) {
 //	version byte (1)
 //	Timestamp: varint Unix seconds, uvarint nanoseconds
 //	uvarint property count
-//	per property, in name order: uvarint name length, name, type byte, payload
+//	per property, in map order: uvarint name length, name, type byte, payload
 //
 // Payloads: String, Guid, Binary: uvarint length and bytes; Boolean: one byte;
 // Int32, Int64: varint; Double: 8 bytes of IEEE bits, little-endian;
-// DateTime: like Timestamp. Names are sorted so equal entities encode to
-// equal bytes.
+// DateTime: like Timestamp.
 func encodeEntity(e *model.Entity) ([]byte, error) {
 	size := 1 + 2*binary.MaxVarintLen64 + binary.MaxVarintLen64
 	for name, v := range e.Properties {
