@@ -45,27 +45,12 @@ func TestDirectDynamoDBRun(t *testing.T) {
 		t.Fatalf("mode %q account %q phases %+v", report.Mode, report.Account, report.Phases)
 	}
 	// 25 rows of ~500 B fit one Query page (DynamoDB pages at 1 MB).
-	want := []struct {
-		phase          Phase
-		rows, requests int64
-	}{
+	wantPhases(t, report, 12, []phaseCounts{
 		{PhaseInsert, 12, 12},
 		{PhaseGet, 12, 12},
 		{PhaseQuery, 12 * 25, 12},
 		{PhaseBatch, 12 * 10, 12},
-	}
-	for i, w := range want {
-		t.Run(string(w.phase), func(t *testing.T) {
-			got := report.Phases[i]
-			if got.Phase != w.phase || got.Ops != 12 || got.Errors != 0 || got.Rows != w.rows || got.Requests != w.requests {
-				t.Fatalf("got %s ops %d errors %d rows %d requests %d; want %s ops 12 rows %d requests %d",
-					got.Phase, got.Ops, got.Errors, got.Rows, got.Requests, w.phase, w.rows, w.requests)
-			}
-			if got.Latency.P50 <= 0 || got.Latency.Max < got.Latency.P50 {
-				t.Errorf("latency figures out of order: %+v", got.Latency)
-			}
-		})
-	}
+	})
 	t.Run("items are native attributes", func(t *testing.T) {
 		out, err := client.GetItem(ctx, &dynamodb.GetItemInput{
 			TableName:      aws.String(report.Table),

@@ -37,6 +37,37 @@ func phaseByName(t *testing.T, r *Report, p Phase) PhaseResult {
 	return PhaseResult{}
 }
 
+// phaseCounts is what one phase of a run bounded by op count reports.
+type phaseCounts struct {
+	phase          Phase
+	rows, requests int64
+}
+
+// wantPhases checks that report holds exactly the phases of want, in
+// order, each with ops operations, no errors, the rows and requests of
+// want and latency figures in order.
+func wantPhases(t *testing.T, report *Report, ops int64, want []phaseCounts) {
+	t.Helper()
+	if len(report.Phases) != len(want) {
+		t.Fatalf("%d phases, want %d: %+v", len(report.Phases), len(want), report.Phases)
+	}
+	for i, w := range want {
+		t.Run(string(w.phase), func(t *testing.T) {
+			got := report.Phases[i]
+			if got.Phase != w.phase || got.Ops != ops || got.Errors != 0 || got.Rows != w.rows || got.Requests != w.requests {
+				t.Fatalf("got %s ops %d errors %d rows %d requests %d; want %s ops %d rows %d requests %d",
+					got.Phase, got.Ops, got.Errors, got.Rows, got.Requests, w.phase, ops, w.rows, w.requests)
+			}
+			if got.Latency.P50 <= 0 || got.Latency.P99 < got.Latency.P50 || got.Latency.Max < got.Latency.P99 {
+				t.Errorf("latency figures out of order: %+v", got.Latency)
+			}
+			if got.Stopped != "" || len(got.FirstErrors) != 0 {
+				t.Errorf("stopped %q, errors %v", got.Stopped, got.FirstErrors)
+			}
+		})
+	}
+}
+
 func TestRunAllPhases(t *testing.T) {
 	fake, endpoint := newFakeTables(t)
 	fake.pageSize = 7 // 25 rows: pages of 7, 7, 7, 4
@@ -49,30 +80,12 @@ func TestRunAllPhases(t *testing.T) {
 	if report.Failed() {
 		t.Fatalf("run failed: %+v", report.Phases)
 	}
-	want := []struct {
-		phase          Phase
-		rows, requests int64
-	}{
+	wantPhases(t, report, 12, []phaseCounts{
 		{PhaseInsert, 12, 12},
 		{PhaseGet, 12, 12},
 		{PhaseQuery, 12 * 25, 12 * 4},
 		{PhaseBatch, 12 * 10, 12},
-	}
-	for i, w := range want {
-		t.Run(string(w.phase), func(t *testing.T) {
-			got := report.Phases[i]
-			if got.Phase != w.phase || got.Ops != 12 || got.Errors != 0 || got.Rows != w.rows || got.Requests != w.requests {
-				t.Fatalf("got %s ops %d errors %d rows %d requests %d; want %s ops 12 rows %d requests %d",
-					got.Phase, got.Ops, got.Errors, got.Rows, got.Requests, w.phase, w.rows, w.requests)
-			}
-			if got.Latency.P50 <= 0 || got.Latency.P99 < got.Latency.P50 || got.Latency.Max < got.Latency.P99 {
-				t.Errorf("latency figures out of order: %+v", got.Latency)
-			}
-			if got.Stopped != "" || len(got.FirstErrors) != 0 {
-				t.Errorf("stopped %q, errors %v", got.Stopped, got.FirstErrors)
-			}
-		})
-	}
+	})
 	t.Run("data and cleanup", func(t *testing.T) {
 		if n := fake.tableCount(); n != 0 {
 			t.Errorf("%d tables left behind", n)
@@ -114,10 +127,19 @@ func TestRunKeepsTableAndData(t *testing.T) {
 }
 
 func TestRunReportsFailures(t *testing.T) {
+	always := func(int) bool { return true }
+	nth := func(k int) func(int) bool { return func(n int) bool { return n == k } }
 	cases := []struct {
-		name      string
-		phase     Phase
-		fault     func(op string, n int, w http.ResponseWriter) bool
+		name  string
+		phase Phase
+		// The fake answers the requests of op whose 1-based count
+		// satisfies when: with an Azure error if code is set, otherwise
+		// with status (200 when 0) and body.
+		op        string
+		when      func(n int) bool
+		status    int
+		code      string
+		body      []byte
 		pageSize  int
 		wantOps   int64
 		wantErrs  int64
@@ -125,109 +147,52 @@ func TestRunReportsFailures(t *testing.T) {
 		stopped   string
 	}{
 		{
-			name:  "every third insert conflicts",
-			phase: PhaseInsert,
-			fault: func(op string, n int, w http.ResponseWriter) bool {
-				if op == "insert" && n%3 == 0 {
-					fakeError(w, http.StatusConflict, "EntityAlreadyExists")
-					return true
-				}
-				return false
-			},
+			name: "every third insert conflicts", phase: PhaseInsert,
+			op: "insert", when: func(n int) bool { return n%3 == 0 }, status: http.StatusConflict, code: "EntityAlreadyExists",
 			wantOps: 8, wantErrs: 4,
 			wantError: "insert: HTTP 409 EntityAlreadyExists: fake EntityAlreadyExists",
 		},
 		{
-			name:  "server busy on reads",
-			phase: PhaseGet,
-			fault: func(op string, n int, w http.ResponseWriter) bool {
-				if op == "get" && n <= 5 {
-					fakeError(w, http.StatusServiceUnavailable, "ServerBusy")
-					return true
-				}
-				return false
-			},
+			name: "server busy on reads", phase: PhaseGet,
+			op: "get", when: func(n int) bool { return n <= 5 }, status: http.StatusServiceUnavailable, code: "ServerBusy",
 			wantOps: 7, wantErrs: 5,
 			wantError: "get: HTTP 503 ServerBusy",
 		},
 		{
-			name:  "a read returns the wrong entity",
-			phase: PhaseGet,
-			fault: func(op string, n int, w http.ResponseWriter) bool {
-				if op == "get" && n == 1 {
-					w.Write([]byte(`{"PartitionKey":"x","RowKey":"elsewhere"}`))
-					return true
-				}
-				return false
-			},
+			name: "a read returns the wrong entity", phase: PhaseGet,
+			op: "get", when: nth(1), body: []byte(`{"PartitionKey":"x","RowKey":"elsewhere"}`),
 			wantOps: 11, wantErrs: 1,
 			wantError: "get: response does not hold RowKey",
 		},
 		{
-			name:  "a query page loses its rows",
-			phase: PhaseQuery,
-			fault: func(op string, n int, w http.ResponseWriter) bool {
-				if op == "query" && n == 2 {
-					w.Write([]byte(`{"value":[]}`))
-					return true
-				}
-				return false
-			},
+			name: "a query page loses its rows", phase: PhaseQuery,
+			op: "query", when: nth(2), body: []byte(`{"value":[]}`),
 			pageSize: 10,
 			wantOps:  11, wantErrs: 1,
 			wantError: "want 25",
 		},
 		{
-			name:  "a query answers garbage",
-			phase: PhaseQuery,
-			fault: func(op string, n int, w http.ResponseWriter) bool {
-				if op == "query" && n == 1 {
-					w.Write([]byte(`{"value":[{"a":`))
-					return true
-				}
-				return false
-			},
+			name: "a query answers garbage", phase: PhaseQuery,
+			op: "query", when: nth(1), body: []byte(`{"value":[{"a":`),
 			wantOps: 11, wantErrs: 1,
 			wantError: "query: query response: truncated JSON",
 		},
 		{
-			name:  "a batch operation fails inside a 202",
-			phase: PhaseBatch,
-			fault: func(op string, n int, w http.ResponseWriter) bool {
-				if op == "batch" && n == 4 {
-					w.WriteHeader(http.StatusAccepted)
-					w.Write(batchResponse(failPart))
-					return true
-				}
-				return false
-			},
+			name: "a batch operation fails inside a 202", phase: PhaseBatch,
+			op: "batch", when: nth(4), status: http.StatusAccepted, body: batchResponse(failPart),
 			wantOps: 11, wantErrs: 1,
 			wantError: "batch operation failed: HTTP/1.1 409 Conflict EntityAlreadyExists",
 		},
 		{
-			name:  "nothing works: the phase stops early",
-			phase: PhaseInsert,
-			fault: func(op string, n int, w http.ResponseWriter) bool {
-				if op == "insert" {
-					fakeError(w, http.StatusInternalServerError, "InternalError")
-					return true
-				}
-				return false
-			},
+			name: "nothing works: the phase stops early", phase: PhaseInsert,
+			op: "insert", when: always, status: http.StatusInternalServerError, code: "InternalError",
 			wantOps: 0, wantErrs: -1,
 			wantError: "insert: HTTP 500 InternalError",
 			stopped:   "aborted",
 		},
 		{
-			name:  "seed data cannot be loaded",
-			phase: PhaseQuery,
-			fault: func(op string, n int, w http.ResponseWriter) bool {
-				if op == "batch" {
-					fakeError(w, http.StatusRequestEntityTooLarge, "RequestBodyTooLarge")
-					return true
-				}
-				return false
-			},
+			name: "seed data cannot be loaded", phase: PhaseQuery,
+			op: "batch", when: always, status: http.StatusRequestEntityTooLarge, code: "RequestBodyTooLarge",
 			wantOps: 0, wantErrs: 0,
 			stopped: "seed data could not be loaded: batch: HTTP 413 RequestBodyTooLarge",
 		},
@@ -238,7 +203,20 @@ func TestRunReportsFailures(t *testing.T) {
 			if c.pageSize > 0 {
 				fake.pageSize = c.pageSize
 			}
-			fake.fault = c.fault
+			fake.fault = func(op string, n int, w http.ResponseWriter) bool {
+				switch {
+				case op != c.op || !c.when(n):
+					return false
+				case c.code != "":
+					fakeError(w, c.status, c.code)
+				default:
+					if c.status != 0 {
+						w.WriteHeader(c.status)
+					}
+					w.Write(c.body)
+				}
+				return true
+			}
 			cfg := smallConfig(endpoint)
 			cfg.Phases = []Phase{c.phase}
 			if c.stopped == "aborted" {
