@@ -212,6 +212,9 @@ func (h *Handler) serve(c *call) (*response, error) {
 	c.scope = tables.Scope{Account: account}
 	if p.Scheme() == auth.SchemeTableSAS {
 		c.scope.EntityAllowed = p.AllowsEntity
+		if keys, ok := p.KeyRange(); ok {
+			c.scope.Keys = &keys
+		}
 	}
 	return op.serve(h, c)
 }

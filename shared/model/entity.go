@@ -83,6 +83,32 @@ func (b Bounds) Empty() bool {
 	return b.Lower.Value == b.Upper.Value && !(b.Lower.Inclusive && b.Upper.Inclusive)
 }
 
+// Intersect returns the bounds of the keys both b and o contain.
+func (b Bounds) Intersect(o Bounds) Bounds {
+	return Bounds{Lower: tighter(b.Lower, o.Lower, 1), Upper: tighter(b.Upper, o.Upper, -1)}
+}
+
+// tighter picks the bound that admits less: the higher lower bound (dir 1)
+// or the lower upper bound (dir -1); at an equal value, the exclusive one.
+func tighter(a, b *Bound, dir int) *Bound {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case a.Value == b.Value:
+		return &Bound{Value: a.Value, Inclusive: a.Inclusive && b.Inclusive}
+	case (a.Value > b.Value) == (dir > 0):
+		return a
+	}
+	return b
+}
+
+// Intersect returns the range of the keys both r and o contain.
+func (r KeyRange) Intersect(o KeyRange) KeyRange {
+	return KeyRange{PartitionKey: r.PartitionKey.Intersect(o.PartitionKey), RowKey: r.RowKey.Intersect(o.RowKey)}
+}
+
 // Contains reports whether the keys lie within the range.
 func (r KeyRange) Contains(pk, rk string) bool {
 	return r.PartitionKey.Contains(pk) && r.RowKey.Contains(rk)

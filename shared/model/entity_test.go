@@ -97,3 +97,34 @@ func TestQuoteShortensOnRuneBoundary(t *testing.T) {
 		t.Fatalf("quote = %s", got)
 	}
 }
+
+func TestKeyRangeIntersect(t *testing.T) {
+	b := func(v string, inc bool) *Bound { return &Bound{Value: v, Inclusive: inc} }
+	keys := []string{"", "a", "b", "c", "d", "e"}
+	ranges := []Bounds{
+		{},
+		{Lower: b("b", true)},
+		{Lower: b("b", false)},
+		{Upper: b("d", true)},
+		{Upper: b("d", false)},
+		{Lower: b("b", true), Upper: b("d", false)},
+		{Lower: b("c", true), Upper: b("c", true)},
+		{Lower: b("a", false), Upper: b("e", true)},
+	}
+	// The intersection holds exactly the keys both hold, for every pair.
+	for i, x := range ranges {
+		for j, y := range ranges {
+			got := x.Intersect(y)
+			for _, k := range keys {
+				if want := x.Contains(k) && y.Contains(k); got.Contains(k) != want {
+					t.Errorf("ranges %d and %d: key %q in intersection = %v, want %v", i, j, k, !want, want)
+				}
+			}
+		}
+	}
+	r := KeyRange{PartitionKey: Bounds{Lower: b("p", true), Upper: b("p", true)}}.
+		Intersect(KeyRange{RowKey: Bounds{Upper: b("m", false)}})
+	if pk, ok := r.PartitionKey.Exact(); !ok || pk != "p" || r.RowKey.Upper == nil || r.RowKey.Upper.Value != "m" {
+		t.Errorf("intersection %+v lost a side", r)
+	}
+}

@@ -35,12 +35,15 @@ func (s *Service) QueryEntities(ctx context.Context, sc Scope, in QueryInput) (s
 			return store.Page{}, err
 		}
 		q.Keys = f.KeyRange()
-		if q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
-			// A contradiction such as PartitionKey lt '' matches nothing;
-			// no store needs to look.
-			return store.Page{}, s.checkTable(ctx, sc, in.Table)
-		}
 		match = f.Match
+	}
+	if sc.Keys != nil {
+		q.Keys = q.Keys.Intersect(*sc.Keys)
+	}
+	if q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
+		// A contradiction such as PartitionKey lt '', or a filter outside
+		// the token's key range, matches nothing; no store needs to look.
+		return store.Page{}, s.checkTable(ctx, sc, in.Table)
 	}
 	switch {
 	case sc.EntityAllowed != nil && match != nil:

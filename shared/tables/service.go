@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
@@ -43,6 +44,10 @@ type Scope struct {
 	// EntityAllowed restricts the entities a shared access signature reaches
 	// (its PartitionKey/RowKey range). Nil allows every entity.
 	EntityAllowed func(partitionKey, rowKey string) bool
+	// Keys, when set, bounds the keys EntityAllowed can allow, so a query
+	// reads only that part of the table (it may be wider than
+	// EntityAllowed; the exact check still runs per entity).
+	Keys *model.KeyRange
 }
 
 func (sc Scope) allows(pk, rk string) bool {
