@@ -3,7 +3,6 @@ package loadgen
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
@@ -18,15 +17,6 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 )
-
-func mustDecodeKey(t *testing.T) []byte {
-	t.Helper()
-	key, err := base64.StdEncoding.DecodeString(DevStoreKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
 
 // parseBatchBody reads a $batch body with mime/multipart, the way a server
 // would, and returns the changeset's requests with their bodies.

@@ -9,15 +9,13 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
-// The storage emulator's well-known development account. The key is public,
-// published in the Azurite and Azure Storage emulator documentation.
-const (
-	DevStoreAccount  = "devstoreaccount1"
-	DevStoreKey      = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-	DevStoreEndpoint = "http://127.0.0.1:10002/" + DevStoreAccount
-)
+// DevStoreEndpoint is the storage emulator's table endpoint for its
+// development account (auth.DevStoreAccountName).
+const DevStoreEndpoint = "http://127.0.0.1:10002/" + auth.DevStoreAccountName
 
 // Phase names one measured workload.
 type Phase string
@@ -112,8 +110,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Endpoint:        DevStoreEndpoint,
-		Account:         DevStoreAccount,
-		Key:             DevStoreKey,
+		Account:         auth.DevStoreAccountName,
+		Key:             auth.DevStoreAccountKey,
 		Clients:         16,
 		Duration:        10 * time.Second,
 		RequestTimeout:  30 * time.Second,
@@ -252,7 +250,7 @@ func ParseConnectionString(s string) (ConnectionInfo, error) {
 		fields[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
 	}
 	if strings.EqualFold(fields["usedevelopmentstorage"], "true") {
-		return ConnectionInfo{Endpoint: DevStoreEndpoint, Account: DevStoreAccount, Key: DevStoreKey}, nil
+		return ConnectionInfo{Endpoint: DevStoreEndpoint, Account: auth.DevStoreAccountName, Key: auth.DevStoreAccountKey}, nil
 	}
 	info := ConnectionInfo{Account: fields["accountname"], Key: fields["accountkey"]}
 	if info.Account == "" {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
 func TestParsePhases(t *testing.T) {
@@ -44,10 +46,10 @@ func TestParseConnectionString(t *testing.T) {
 		want    ConnectionInfo
 		wantErr string
 	}{
-		{"emulator shortcut", "UseDevelopmentStorage=true", ConnectionInfo{DevStoreEndpoint, DevStoreAccount, DevStoreKey}, ""},
+		{"emulator shortcut", "UseDevelopmentStorage=true", ConnectionInfo{DevStoreEndpoint, auth.DevStoreAccountName, auth.DevStoreAccountKey}, ""},
 		{"table endpoint, as tablebridge serve prints it",
-			"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + DevStoreKey + ";TableEndpoint=http://127.0.0.1:10012/devstoreaccount1;",
-			ConnectionInfo{"http://127.0.0.1:10012/devstoreaccount1", DevStoreAccount, DevStoreKey}, ""},
+			"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + auth.DevStoreAccountKey + ";TableEndpoint=http://127.0.0.1:10012/devstoreaccount1;",
+			ConnectionInfo{"http://127.0.0.1:10012/devstoreaccount1", auth.DevStoreAccountName, auth.DevStoreAccountKey}, ""},
 		{"endpoint from suffix", "AccountName=acct;AccountKey=a2V5;EndpointSuffix=core.example.net",
 			ConnectionInfo{"https://acct.table.core.example.net", "acct", "a2V5"}, ""},
 		{"SAS only", "AccountName=acct;SharedAccessSignature=sv=2019", ConnectionInfo{}, "SharedAccessSignature is not supported"},

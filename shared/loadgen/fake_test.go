@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
 // fakeTables is just enough of the Table service for the bench's requests,
@@ -41,10 +43,10 @@ type fakeTables struct {
 
 func newFakeTables(t *testing.T) (*fakeTables, string) {
 	t.Helper()
-	f := &fakeTables{key: mustDecodeKey(t), pageSize: 1000, tables: map[string]map[string]map[string][]byte{}, counts: map[string]int{}}
+	f := &fakeTables{key: auth.DevStoreAccount().Keys[0], pageSize: 1000, tables: map[string]map[string]map[string][]byte{}, counts: map[string]int{}}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	return f, srv.URL + "/" + DevStoreAccount
+	return f, srv.URL + "/" + auth.DevStoreAccountName
 }
 
 var (
@@ -58,13 +60,13 @@ var (
 func (f *fakeTables) authorized(r *http.Request) bool {
 	// Shared Key Lite for the Table service: Date + "\n" +
 	// CanonicalizedResource, the resource being /account + the encoded path.
-	msg := r.Header.Get("x-ms-date") + "\n/" + DevStoreAccount + r.URL.EscapedPath()
+	msg := r.Header.Get("x-ms-date") + "\n/" + auth.DevStoreAccountName + r.URL.EscapedPath()
 	if comp := r.URL.Query().Get("comp"); comp != "" {
 		msg += "?comp=" + comp
 	}
 	mac := hmac.New(sha256.New, f.key)
 	mac.Write([]byte(msg))
-	want := "SharedKeyLite " + DevStoreAccount + ":" + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	want := "SharedKeyLite " + auth.DevStoreAccountName + ":" + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 	return hmac.Equal([]byte(r.Header.Get("Authorization")), []byte(want))
 }
 
@@ -76,7 +78,7 @@ func fakeError(w http.ResponseWriter, status int, code string) {
 }
 
 func (f *fakeTables) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	path, ok := strings.CutPrefix(r.URL.Path, "/"+DevStoreAccount)
+	path, ok := strings.CutPrefix(r.URL.Path, "/"+auth.DevStoreAccountName)
 	if !ok {
 		fakeError(w, http.StatusBadRequest, "InvalidUri")
 		return
@@ -237,7 +239,7 @@ func (f *fakeTables) batchLocked(w http.ResponseWriter, r *http.Request, body []
 			return
 		}
 		u, _ := url.Parse(req.RequestURI)
-		name := strings.TrimPrefix(strings.TrimPrefix(u.Path, "/"+DevStoreAccount), "/")
+		name := strings.TrimPrefix(strings.TrimPrefix(u.Path, "/"+auth.DevStoreAccountName), "/")
 		entity, _ := io.ReadAll(req.Body)
 		if staged[name] == nil {
 			staged[name] = clonePartitions(f.tables[name])

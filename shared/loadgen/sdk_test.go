@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
 // These tests hold the bench to what the official Go SDK (aztables v1.4.1)
@@ -76,12 +78,12 @@ func newRecorder(t *testing.T) (*recorder, string) {
 	rec := &recorder{}
 	srv := httptest.NewServer(rec)
 	t.Cleanup(srv.Close)
-	return rec, srv.URL + "/" + DevStoreAccount
+	return rec, srv.URL + "/" + auth.DevStoreAccountName
 }
 
 func newSDKClients(t *testing.T, endpoint, table string) (*aztables.ServiceClient, *aztables.Client) {
 	t.Helper()
-	cred, err := aztables.NewSharedKeyCredential(DevStoreAccount, DevStoreKey)
+	cred, err := aztables.NewSharedKeyCredential(auth.DevStoreAccountName, auth.DevStoreAccountKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
 // signedAuthorization signs a request for rawURL at date the way a worker
@@ -16,7 +18,7 @@ func signedAuthorization(t *testing.T, rawURL, date string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := signRequest(req, DevStoreAccount, mustDecodeKey(t), date); err != nil {
+	if err := signRequest(req, auth.DevStoreAccountName, auth.DevStoreAccount().Keys[0], date); err != nil {
 		t.Fatal(err)
 	}
 	if req.Header.Get("x-ms-date") != date {
@@ -54,7 +56,7 @@ func TestSharedKeyLiteVectors(t *testing.T) {
 	}
 	t.Run("an empty key is refused", func(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/a/t()", nil)
-		if err := signRequest(req, DevStoreAccount, nil, "d"); err == nil {
+		if err := signRequest(req, auth.DevStoreAccountName, nil, "d"); err == nil {
 			t.Fatal("signed with no key")
 		}
 	})
