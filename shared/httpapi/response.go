@@ -66,6 +66,14 @@ func (h *Handler) writeResponse(c *call, resp *response) int {
 	return resp.status
 }
 
+// ServeError answers r with err the way the handler answers its own errors.
+// It is for adapters that fail before a request exists to serve, such as an
+// API Gateway event that is not a proxy request, so that there too the
+// client gets Azure's error shape from the one writer.
+func (h *Handler) ServeError(w http.ResponseWriter, r *http.Request, err error) {
+	h.writeError(&call{r: r, w: w, requestID: h.opts.NewRequestID(), now: h.opts.Now().UTC(), version: defaultVersion}, err)
+}
+
 // writeError is the only place errors are written: the odata.error JSON body
 // (or XML <Error> for the XML operations), x-ms-error-code, and the common
 // headers. Internal errors are logged here, once.

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -28,7 +26,7 @@ import (
 // operations.
 type Handler struct {
 	fn   Function
-	http http.Handler
+	http *httpapi.Handler
 	log  *slog.Logger
 }
 
@@ -61,7 +59,11 @@ func (h *Handler) Invoke(ctx context.Context, ev events.APIGatewayProxyRequest) 
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelWarn, "unusable API Gateway event",
 			slog.String("function", h.fn.Name), slog.String("path", ev.Path), slog.String("err", err.Error()))
-		return eventErrorResponse(err), nil
+		// No request to serve: answer through the REST handler's error
+		// writer with a placeholder request, so the client still gets a
+		// code it knows.
+		placeholder, _ := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+		return Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.http.ServeError(w, r, err) }), placeholder), nil
 	}
 	return Serve(h.http, r), nil
 }
@@ -77,7 +79,8 @@ func Serve(handler http.Handler, r *http.Request) events.APIGatewayProxyResponse
 	resp, err := w.GetProxyResponse()
 	if err != nil {
 		// The handler wrote nothing at all, which httpapi never does.
-		return eventErrorResponse(apierr.Wrap(apierr.InternalError, err))
+		return events.APIGatewayProxyResponse{StatusCode: http.StatusInternalServerError,
+			MultiValueHeaders: map[string][]string{"X-Ms-Error-Code": {string(apierr.InternalError)}}}
 	}
 	return resp
 }
@@ -198,34 +201,4 @@ func NewRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Re
 	}
 	ctx = withGatewayContext(ctx, ev.RequestContext.RequestID)
 	return httpapi.WithSignedPath(r.WithContext(ctx), signed), nil
-}
-
-// eventErrorResponse answers an event that never became a request, in the
-// Azure error shape, so a client still sees a code it knows. (Everything
-// that reaches the handler gets its errors from httpapi.)
-func eventErrorResponse(err error) events.APIGatewayProxyResponse {
-	ae, ok := apierr.As(err)
-	if !ok {
-		ae = apierr.Wrap(apierr.InternalError, err)
-	}
-	type message struct {
-		Lang  string `json:"lang"`
-		Value string `json:"value"`
-	}
-	type odataError struct {
-		Code    string  `json:"code"`
-		Message message `json:"message"`
-	}
-	body, _ := json.Marshal(map[string]odataError{"odata.error": {
-		Code: string(ae.Code), Message: message{Lang: "en-US", Value: ae.Text()},
-	}})
-	return events.APIGatewayProxyResponse{
-		StatusCode: ae.HTTPStatus(),
-		MultiValueHeaders: map[string][]string{
-			"Content-Type":    {"application/json;odata=minimalmetadata;streaming=true;charset=utf-8"},
-			"Content-Length":  {strconv.Itoa(len(body))},
-			"X-Ms-Error-Code": {string(ae.Code)},
-		},
-		Body: string(body),
-	}
 }

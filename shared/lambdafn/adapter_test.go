@@ -125,6 +125,10 @@ func TestNewRequestRefusesBrokenEvents(t *testing.T) {
 			if body := readAll(t, resp); !strings.Contains(body, `"odata.error"`) || !strings.Contains(body, tc.wantCode) {
 				t.Errorf("body %s is not an Azure error", body)
 			}
+			// httpapi's one error writer answered, with its common headers.
+			if resp.Header.Get("x-ms-request-id") == "" || resp.Header.Get("Date") == "" {
+				t.Errorf("error without x-ms-request-id or Date: %v", resp.Header)
+			}
 		})
 	}
 }
