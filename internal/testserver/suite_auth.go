@@ -163,20 +163,7 @@ func suiteAuth(t *testing.T, newServer func(t *testing.T) *Server) {
 
 	t.Run("SASFromTheSDK", func(t *testing.T) {
 		// The SDK builds the token; only the happy path is checked here.
-		cred, err := aztables.NewSharedKeyCredential(auth.DevStoreAccountName, auth.DevStoreAccountKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The trailing slash works around GetTableSASURL, which joins the
-		// endpoint and the table name without one for path-style URLs.
-		keyed, err := aztables.NewServiceClientWithSharedKey(srv.AccountURL(auth.DevStoreAccountName)+"/", cred, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sasURL, err := keyed.NewClient(table).GetTableSASURL(aztables.SASPermissions{Read: true}, time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sasURL := srv.sdkTableSASURL(t, table, aztables.SASPermissions{Read: true}, time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
 		sasClient, err := aztables.NewClientWithNoCredential(sasURL, nil)
 		if err != nil {
 			t.Fatal(err)

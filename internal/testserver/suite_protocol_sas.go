@@ -45,6 +45,27 @@ func (s *Server) sasURLClient(t testing.TB, sasURL string) *aztables.Client {
 	return c
 }
 
+// sdkTableSASURL returns the table's URL with a SAS that aztables itself
+// signs with the development account's key (GetTableSASURL). The SDK joins
+// the endpoint and the table without a slash for path-style URLs, hence the
+// trailing slash on the endpoint.
+func (s *Server) sdkTableSASURL(t testing.TB, table string, perms aztables.SASPermissions, start, expiry time.Time) string {
+	t.Helper()
+	cred, err := aztables.NewSharedKeyCredential(auth.DevStoreAccountName, auth.DevStoreAccountKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyed, err := aztables.NewServiceClientWithSharedKey(s.AccountURL(auth.DevStoreAccountName)+"/", cred, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sasURL, err := keyed.NewClient(table).GetTableSASURL(perms, start, expiry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sasURL
+}
+
 // suiteSAS covers table (service) SAS ("Create a service SAS"):
 // permissions, the time window, protocol and source address, key ranges
 // for point operations, queries and batches, stored access policies and
@@ -230,23 +251,10 @@ func suiteSAS(t *testing.T, newServer func(t *testing.T) *Server) {
 	})
 
 	t.Run("SDKTableSAS", func(t *testing.T) {
-		// aztables' own token (no spr, so plain HTTP is allowed). The SDK
-		// joins the endpoint and the table without a slash for path-style
-		// URLs, hence the trailing slash.
+		// aztables' own token (no spr, so plain HTTP is allowed).
 		c, table, _ := fixture(t)
-		cred, err := aztables.NewSharedKeyCredential(auth.DevStoreAccountName, auth.DevStoreAccountKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		keyed, err := aztables.NewServiceClientWithSharedKey(srv.AccountURL(auth.DevStoreAccountName)+"/", cred, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sasURL, err := keyed.NewClient(table).GetTableSASURL(aztables.SASPermissions{Read: true, Add: true, Update: true},
+		sasURL := srv.sdkTableSASURL(t, table, aztables.SASPermissions{Read: true, Add: true, Update: true},
 			now.Add(-5*time.Minute), now.Add(time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
 		sas := srv.sasURLClient(t, sasURL)
 		if _, err := sas.SubmitTransaction(ctxFor(t), []aztables.TransactionAction{addAction("b1"), addAction("b2"),
 			{ActionType: aztables.TransactionTypeInsertMerge, Entity: []byte(`{"PartitionKey":"p","RowKey":"r","W":1}`)}}, nil); err != nil {
@@ -256,7 +264,7 @@ func suiteSAS(t *testing.T, newServer func(t *testing.T) *Server) {
 			t.Errorf("entities %s, want p/b1,p/b2,p/r", got)
 		}
 		before := snapshot(t, c)
-		_, err = sas.DeleteEntity(ctxFor(t), "p", "r", nil)
+		_, err := sas.DeleteEntity(ctxFor(t), "p", "r", nil)
 		wantError(t, err, http.StatusForbidden, "AuthorizationPermissionMismatch")
 		_, err = sas.SubmitTransaction(ctxFor(t), []aztables.TransactionAction{addAction("b3"),
 			{ActionType: aztables.TransactionTypeDelete, Entity: []byte(`{"PartitionKey":"p","RowKey":"b1"}`)}}, nil)
