@@ -465,11 +465,5 @@ func (m *migration) discover(ctx context.Context, p tablePlan, name string) (dis
 }
 
 func (m *migration) readPage(ctx context.Context, table string, req PageRequest) (Page, error) {
-	var page Page
-	err := m.opts.Backoff.do(ctx, func() error {
-		var err error
-		page, err = m.opts.Source.ReadPage(ctx, table, req)
-		return err
-	})
-	return page, err
+	return m.opts.Backoff.readPage(ctx, m.opts.Source, table, req)
 }

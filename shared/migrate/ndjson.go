@@ -104,12 +104,7 @@ func ExportTable(ctx context.Context, src Source, table string, w io.Writer, b B
 	progress.Begin(table, "exporting", -1, 0)
 	req := PageRequest{Top: MaxPageSize}
 	for {
-		var page Page
-		err := b.do(ctx, func() error {
-			var err error
-			page, err = src.ReadPage(ctx, table, req)
-			return err
-		})
+		page, err := b.readPage(ctx, src, table, req)
 		if err != nil {
 			progress.End(table, err)
 			return x.Count(), err

@@ -78,6 +78,17 @@ func (b Backoff) do(ctx context.Context, fn func() error) error {
 	return err
 }
 
+// readPage reads one page of table from src, retrying transient failures.
+func (b Backoff) readPage(ctx context.Context, src Source, table string, req PageRequest) (Page, error) {
+	var page Page
+	err := b.do(ctx, func() error {
+		var err error
+		page, err = src.ReadPage(ctx, table, req)
+		return err
+	})
+	return page, err
+}
+
 // Retryable reports whether err is transient: throttling (503 ServerBusy,
 // 429 TooManyRequests from Cosmos DB), a timeout or internal error on the
 // service side (408, 500 OperationTimedOut or InternalError, 502, 504), a

@@ -151,3 +151,26 @@ func TestBackoff(t *testing.T) {
 		}
 	})
 }
+
+// flakySource fails ReadPage with store.ErrBusy until its failures run out.
+type flakySource struct {
+	listSource
+	failures, calls int
+}
+
+func (s *flakySource) ReadPage(_ context.Context, table string, req PageRequest) (Page, error) {
+	s.calls++
+	if s.calls <= s.failures {
+		return Page{}, store.ErrBusy
+	}
+	return Page{Next: &Continuation{NextPartitionKey: table, Offset: int64(req.Top)}}, nil
+}
+
+func TestBackoffReadPage(t *testing.T) {
+	fast := Backoff{Attempts: 4, Base: time.Microsecond, Max: time.Millisecond}
+	src := &flakySource{failures: 2}
+	page, err := fast.readPage(context.Background(), src, "Orders", PageRequest{Top: 7})
+	if err != nil || src.calls != 3 || page.Next == nil || *page.Next != (Continuation{NextPartitionKey: "Orders", Offset: 7}) {
+		t.Fatalf("readPage = %+v, %v after %d calls; want the third try's page", page, err, src.calls)
+	}
+}

@@ -288,12 +288,7 @@ type side struct {
 func (v *verifier) scan(ctx context.Context, s *side, name string, fn func(e *model.Entity) error) error {
 	req := PageRequest{Top: v.opts.PageSize}
 	for {
-		var page Page
-		err := v.opts.Backoff.do(ctx, func() error {
-			var err error
-			page, err = s.src.ReadPage(ctx, s.table, req)
-			return err
-		})
+		page, err := v.opts.Backoff.readPage(ctx, s.src, s.table, req)
 		if err != nil {
 			return err
 		}
