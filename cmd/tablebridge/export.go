@@ -16,14 +16,7 @@ import (
 )
 
 func init() {
-	register("export", "write tables to newline-delimited JSON files that keep every Edm type (optionally gzip)", runExport)
-}
-
-func runExport(args []string) error {
-	ctx, stop := interruptContext()
-	defer stop()
-	tuneGC()
-	return exportCmd(ctx, args, os.Stdout, os.Stderr)
+	register("export", "write tables to newline-delimited JSON files that keep every Edm type (optionally gzip)", bulkCommand(exportCmd))
 }
 
 // exportCmd writes one file per table (see shared/migrate's export format).

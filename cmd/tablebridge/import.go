@@ -14,14 +14,7 @@ import (
 )
 
 func init() {
-	register("import", "load tables from export files (newline-delimited JSON, gzip or not) into a tablebridge endpoint or store", runImport)
-}
-
-func runImport(args []string) error {
-	ctx, stop := interruptContext()
-	defer stop()
-	tuneGC()
-	return importCmd(ctx, args, os.Stdout, os.Stderr)
+	register("import", "load tables from export files (newline-delimited JSON, gzip or not) into a tablebridge endpoint or store", bulkCommand(importCmd))
 }
 
 // importCmd copies export files into a destination with the migration

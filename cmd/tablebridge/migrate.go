@@ -23,18 +23,22 @@ import (
 )
 
 func init() {
-	register("migrate", "copy tables from Azure, Azurite or a tablebridge into a tablebridge endpoint or store, resumably", runMigrate)
+	register("migrate", "copy tables from Azure, Azurite or a tablebridge into a tablebridge endpoint or store, resumably", bulkCommand(migrateCmd))
 }
 
 // exitInterrupted is the status of a run stopped by SIGINT or SIGTERM, as
 // shells report 128+SIGINT; the checkpoint lets it resume.
 const exitInterrupted = 130
 
-func runMigrate(args []string) error {
-	ctx, stop := interruptContext()
-	defer stop()
-	tuneGC()
-	return migrateCmd(ctx, args, os.Stdout, os.Stderr)
+// bulkCommand runs cmd, one of the bulk commands (migrate, import, export,
+// verify), on the process's stdout and stderr: interruptible, with tuneGC.
+func bulkCommand(cmd func(ctx context.Context, args []string, stdout, stderr io.Writer) error) func(args []string) error {
+	return func(args []string) error {
+		ctx, stop := interruptContext()
+		defer stop()
+		tuneGC()
+		return cmd(ctx, args, os.Stdout, os.Stderr)
+	}
 }
 
 // tuneGC trades memory for throughput in serve and the bulk commands,

@@ -5,20 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tablebridge/tablebridge/shared/migrate"
 )
 
 func init() {
-	register("verify", "compare a migration's destination with its source, entity by entity (exit 1 on differences)", runVerify)
-}
-
-func runVerify(args []string) error {
-	ctx, stop := interruptContext()
-	defer stop()
-	tuneGC()
-	return verifyCmd(ctx, args, os.Stdout, os.Stderr)
+	register("verify", "compare a migration's destination with its source, entity by entity (exit 1 on differences)", bulkCommand(verifyCmd))
 }
 
 // verifyCmd prints every difference to stdout, one per line, and a summary;
