@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -236,37 +235,6 @@ func TestEntityKeyOrder(t *testing.T) {
 	}
 	if _, _, err := splitKey([]byte("no separator")); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("splitKey without separator = %v; want ErrCorrupt", err)
-	}
-}
-
-func TestCheckMergedLimits(t *testing.T) {
-	props := func(n int, value edm.Value) map[string]edm.Value {
-		p := make(map[string]edm.Value, n)
-		for i := range n {
-			p[fmt.Sprintf("P%03d", i)] = value
-		}
-		return p
-	}
-	bin := func(n int) edm.Value { return edm.NewBinary(make([]byte, n)) }
-	cases := []struct {
-		name string
-		e    *model.Entity
-		want error // nil: within the limits
-	}{
-		{"MaxProperties", entity("", "", time.Time{}, props(model.MaxProperties, edm.NewBoolean(true))), nil},
-		{"OneTooMany", entity("", "", time.Time{}, props(model.MaxProperties+1, edm.NewBoolean(true))), store.ErrTooManyProperties},
-		// 16 binaries of 64 KiB: 16 * (8 + 2*4 + 4 + 65536) = 1,048,896 bytes,
-		// plus 4: just over 1 MiB.
-		{"JustOverOneMiB", entity("", "", time.Time{}, props(16, bin(64<<10))), store.ErrEntityTooLarge},
-		{"JustUnderOneMiB", entity("", "", time.Time{}, props(16, bin(64<<10-24))), nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			err := checkMergedLimits(c.e)
-			if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
-				t.Errorf("checkMergedLimits = %v; want %v (size %d)", err, c.want, model.EntitySize(c.e))
-			}
-		})
 	}
 }
 

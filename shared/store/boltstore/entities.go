@@ -210,7 +210,7 @@ func checkOp(b *bolt.Bucket, p plannedOp) (mutation, error) {
 			Properties:   old.Properties,
 		}
 		maps.Copy(merged.Properties, p.Entity.Properties)
-		if err := checkMergedLimits(merged); err != nil {
+		if err := store.CheckMergedLimits(merged); err != nil {
 			return mutation{}, err
 		}
 	}

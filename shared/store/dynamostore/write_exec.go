@@ -176,7 +176,7 @@ func (s *Store) resolve(ctx context.Context, phys string, p *plan, f failure) er
 	}
 	if op.Kind == store.OpMerge {
 		merged := mergeInto(p.known.entity, op.Entity)
-		if err := checkLimits(merged); err != nil {
+		if err := store.CheckMergedLimits(merged); err != nil {
 			return err
 		}
 		if p.items, err = buildItems(merged); err != nil {
