@@ -7,9 +7,11 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -117,6 +119,46 @@ func TestNewRejectsBadOptions(t *testing.T) {
 
 // stubAPI satisfies API for option validation, which fails before any call.
 type stubAPI struct{ API }
+
+// catalogStatusAPI answers DescribeTable with a fixed table status and
+// counts the calls; every other method is unset.
+type catalogStatusAPI struct {
+	API
+	status    types.TableStatus
+	describes int
+}
+
+func (c *catalogStatusAPI) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	c.describes++
+	return &dynamodb.DescribeTableOutput{Table: &types.TableDescription{TableStatus: c.status}}, nil
+}
+
+// TestNewUsesUpdatingCatalog: a table being UPDATING (a billing mode,
+// throughput or stream change, which can last an hour) stays available for
+// data operations, so New must take it as it is, not wait for ACTIVE; a
+// CREATING one is not writable yet and is waited for.
+func TestNewUsesUpdatingCatalog(t *testing.T) {
+	cases := []struct {
+		status    types.TableStatus
+		wantReady bool
+	}{
+		{types.TableStatusActive, true},
+		{types.TableStatusUpdating, true},
+		{types.TableStatusCreating, false},
+	}
+	for _, c := range cases {
+		t.Run(string(c.status), func(t *testing.T) {
+			api := &catalogStatusAPI{status: c.status}
+			_, err := New(t.Context(), api, Options{TableWaitTimeout: 300 * time.Millisecond})
+			switch {
+			case c.wantReady && (err != nil || api.describes != 1):
+				t.Errorf("New = %v after %d DescribeTable calls; want nil after 1", err, api.describes)
+			case !c.wantReady && !errors.Is(err, store.ErrUnavailable):
+				t.Errorf("New = %v; want ErrUnavailable once the wait for ACTIVE ends", err)
+			}
+		})
+	}
+}
 
 func TestOpErrorIndex(t *testing.T) {
 	// Errors found before any request still name the op.

@@ -156,14 +156,20 @@ func (s *Store) call(ctx context.Context) (context.Context, context.CancelFunc) 
 
 // ensureCatalog creates the catalog table unless it exists, and waits until
 // it is ACTIVE. Its hash key is the account, its range key names the item:
-// "table:" + lower-cased table name, or "service".
+// "table:" + lower-cased table name, or "service". An UPDATING table (a
+// billing mode, throughput or stream change, which may take an hour) "remains
+// available for data operations" (DynamoDB's TableStatus reference), so it
+// is used as it is rather than waited for.
 func (s *Store) ensureCatalog(ctx context.Context) error {
 	name := s.opts.CatalogTable
 	cctx, cancel := s.call(ctx)
 	out, err := s.db.DescribeTable(cctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	cancel()
-	if err == nil && out.Table != nil && out.Table.TableStatus == types.TableStatusActive {
-		return nil
+	if err == nil && out.Table != nil {
+		switch out.Table.TableStatus {
+		case types.TableStatusActive, types.TableStatusUpdating:
+			return nil
+		}
 	}
 	if err != nil && !isCode(err, "ResourceNotFoundException") {
 		return mapErr("describe catalog table "+name, err)
