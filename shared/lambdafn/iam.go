@@ -41,7 +41,8 @@ var storeActions = map[StoreMethod]struct{ catalog, data []string }{
 }
 
 // initCatalogActions are what every function needs at init:
-// dynamostore.New checks that the catalog table exists and is ACTIVE.
+// dynamostore.New checks that the catalog table exists and is ACTIVE (or
+// UPDATING, which still serves data).
 var initCatalogActions = []string{"dynamodb:DescribeTable"}
 
 // DynamoDBActions returns the IAM actions the function needs on the catalog

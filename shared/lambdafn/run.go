@@ -14,8 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
@@ -96,18 +95,25 @@ func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) 
 		account auth.Account
 		keysErr error
 	)
+	// One AWS config for both clients: loading the chain is the CPU-heavy
+	// part of init, and the DynamoDB and Secrets Manager calls then run
+	// side by side.
+	awsCfg, err := dynamostore.LoadAWSConfig(ctx, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint})
+	if err != nil {
+		return nil, times, err
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		start := time.Now()
-		st, stErr = openStore(ctx, cfg)
+		st, stErr = openStore(ctx, awsCfg, cfg)
 		times.store = time.Since(start)
 	}()
 	start := time.Now()
 	if cfg.UseEmulatorKey {
 		account = auth.DevStoreAccount()
 	} else {
-		account, keysErr = readAccount(ctx, cfg)
+		account, keysErr = readAccount(ctx, awsCfg, cfg)
 	}
 	times.keys = time.Since(start)
 	wg.Wait()
@@ -120,23 +126,14 @@ func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) 
 
 // readAccount reads the account keys from Secrets Manager, with the
 // standard AWS configuration chain (the function's role in Lambda).
-func readAccount(ctx context.Context, cfg Config) (auth.Account, error) {
-	awsCfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return auth.Account{}, fmt.Errorf("lambdafn: load AWS config: %w", err)
-	}
+func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Account, error) {
 	return fetchAccount(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.KeysSecret, cfg.AccountName)
 }
 
-// openStore builds the DynamoDB client (NewClient already applies the
-// store's bounded retries), adds the consumed-capacity middleware, and
-// builds the store.
-func openStore(ctx context.Context, cfg Config) (*dynamostore.Store, error) {
-	client, err := dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint})
-	if err != nil {
-		return nil, err
-	}
-	client = dynamodb.New(client.Options(), MeterCapacity)
+// openStore builds the DynamoDB client with the store's bounded retries and
+// the consumed-capacity middleware, and the store.
+func openStore(ctx context.Context, awsCfg aws.Config, cfg Config) (*dynamostore.Store, error) {
+	client := dynamostore.NewClientFromConfig(awsCfg, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint}, MeterCapacity)
 	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: cfg.TablePrefix, CatalogTable: cfg.CatalogTable})
 	if err != nil {
 		return nil, fmt.Errorf("lambdafn: DynamoDB store (catalog table %s): %w", cfg.CatalogTable, err)

@@ -28,10 +28,22 @@ type ClientOptions struct {
 const defaultRegion = "us-east-1"
 
 // NewClient builds a DynamoDB client with the standard AWS credential and
-// region chain. With an Endpoint and no credentials in the chain it uses
-// dummy static credentials, as DynamoDB Local accepts any. Build it once per
+// region chain: LoadAWSConfig, then NewClientFromConfig. Build it once per
 // process (Lambda init), not per request.
 func NewClient(ctx context.Context, opts ClientOptions) (*dynamodb.Client, error) {
+	cfg, err := LoadAWSConfig(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return NewClientFromConfig(cfg, opts), nil
+}
+
+// LoadAWSConfig loads the standard AWS credential and region chain with the
+// HTTP client the store wants. A process that needs other AWS clients too
+// (the Lambda functions read Secrets Manager) loads it once and builds every
+// client from it. With an Endpoint and no credentials in the chain it uses
+// dummy static credentials, as DynamoDB Local accepts any.
+func LoadAWSConfig(ctx context.Context, opts ClientOptions) (aws.Config, error) {
 	loadOpts := []func(*config.LoadOptions) error{
 		// A BuildableClient, not a plain *http.Client: the config loader
 		// must be able to add a custom CA bundle (AWS_CA_BUNDLE) to it.
@@ -55,7 +67,7 @@ func NewClient(ctx context.Context, opts ClientOptions) (*dynamodb.Client, error
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
 	if err != nil {
-		return nil, fmt.Errorf("dynamodb: load AWS config: %w", err)
+		return aws.Config{}, fmt.Errorf("dynamodb: load AWS config: %w", err)
 	}
 	if cfg.Region == "" {
 		cfg.Region = defaultRegion
@@ -65,13 +77,20 @@ func NewClient(ctx context.Context, opts ClientOptions) (*dynamodb.Client, error
 			cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
 		}
 	}
+	return cfg, nil
+}
+
+// NewClientFromConfig builds the DynamoDB client from a loaded config; optFns
+// add to the store's own options (the Lambda functions meter capacity).
+func NewClientFromConfig(cfg aws.Config, opts ClientOptions, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	// Configure: throttling is retried a few times with short backoff; what
 	// remains becomes 503 ServerBusy, which the Azure SDKs retry themselves.
-	return dynamodb.NewFromConfig(cfg, Configure, func(o *dynamodb.Options) {
+	fns := append([]func(*dynamodb.Options){Configure, func(o *dynamodb.Options) {
 		if opts.Endpoint != "" {
 			o.BaseEndpoint = aws.String(opts.Endpoint)
 			// DynamoDB Local's error responses carry no CRC32 checksum.
 			o.DisableValidateResponseChecksum = true
 		}
-	}), nil
+	}}, optFns...)
+	return dynamodb.NewFromConfig(cfg, fns...)
 }
