@@ -59,7 +59,7 @@ func TestParseBenchFlags(t *testing.T) {
 		{name: "direct dynamodb conflicts with connection string", args: []string{"-direct-dynamodb", "http://127.0.0.1:8000", "-connection-string", connStr}, wantErr: "exclusive"},
 		{name: "direct dynamodb without url", args: []string{"-direct-dynamodb", " "}, wantErr: "needs a URL"},
 		{name: "connection string conflicts with endpoint", args: []string{"-connection-string", connStr, "-endpoint", "http://127.0.0.1:1/a"}, wantErr: "exclusive"},
-		{name: "bad connection string", args: []string{"-connection-string", "AccountName=a"}, wantErr: "AccountKey is missing"},
+		{name: "bad connection string", args: []string{"-connection-string", "AccountName=a"}, wantErr: "needs AccountKey"},
 		{name: "unknown phase", args: []string{"-phases", "insert,delete"}, wantErr: `unknown phase "delete"`},
 		{name: "stray argument", args: []string{"now"}, wantErr: `unexpected argument "now"`},
 		{name: "unknown flag", args: []string{"-threads", "4"}, wantErr: "flag provided but not defined"},

@@ -14,8 +14,8 @@ import (
 )
 
 // DevStoreEndpoint is the storage emulator's table endpoint for its
-// development account (auth.DevStoreAccountName).
-const DevStoreEndpoint = "http://127.0.0.1:10002/" + auth.DevStoreAccountName
+// development account.
+const DevStoreEndpoint = auth.DevStoreTableEndpoint
 
 // Phase names one measured workload.
 type Phase string
@@ -235,44 +235,16 @@ type ConnectionInfo struct {
 	Key      string
 }
 
-// ParseConnectionString reads an Azure Storage connection string the way
-// aztables does (AccountName, AccountKey, TableEndpoint,
-// DefaultEndpointsProtocol, EndpointSuffix), and also accepts
-// "UseDevelopmentStorage=true" for the emulator. A SAS-only connection string
-// is refused: the bench signs every request with the account key.
+// ParseConnectionString reads an Azure Storage connection string
+// (auth.ParseConnectionString). A SAS-only connection string is refused:
+// the bench signs every request with the account key.
 func ParseConnectionString(s string) (ConnectionInfo, error) {
-	fields := map[string]string{}
-	for _, part := range strings.Split(strings.TrimRight(strings.TrimSpace(s), ";"), ";") {
-		name, value, ok := strings.Cut(part, "=")
-		if !ok || strings.TrimSpace(name) == "" {
-			return ConnectionInfo{}, fmt.Errorf("connection string: malformed segment %q", part)
-		}
-		fields[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
+	cs, err := auth.ParseConnectionString(s)
+	if err != nil {
+		return ConnectionInfo{}, err
 	}
-	if strings.EqualFold(fields["usedevelopmentstorage"], "true") {
-		return ConnectionInfo{Endpoint: DevStoreEndpoint, Account: auth.DevStoreAccountName, Key: auth.DevStoreAccountKey}, nil
+	if cs.Key == "" {
+		return ConnectionInfo{}, errors.New("connection string: SharedAccessSignature is not supported; the bench needs AccountKey")
 	}
-	info := ConnectionInfo{Account: fields["accountname"], Key: fields["accountkey"]}
-	if info.Account == "" {
-		return ConnectionInfo{}, errors.New("connection string: AccountName is missing")
-	}
-	if info.Key == "" {
-		if _, ok := fields["sharedaccesssignature"]; ok {
-			return ConnectionInfo{}, errors.New("connection string: SharedAccessSignature is not supported; the bench needs AccountKey")
-		}
-		return ConnectionInfo{}, errors.New("connection string: AccountKey is missing")
-	}
-	if ep := fields["tableendpoint"]; ep != "" {
-		info.Endpoint = ep
-		return info, nil
-	}
-	scheme, suffix := fields["defaultendpointsprotocol"], fields["endpointsuffix"]
-	if scheme == "" {
-		scheme = "https"
-	}
-	if suffix == "" {
-		suffix = "core.windows.net"
-	}
-	info.Endpoint = fmt.Sprintf("%s://%s.table.%s", scheme, info.Account, suffix)
-	return info, nil
+	return ConnectionInfo{Endpoint: cs.TableEndpoint, Account: cs.Account, Key: cs.Key}, nil
 }

@@ -53,9 +53,9 @@ func TestParseConnectionString(t *testing.T) {
 		{"endpoint from suffix", "AccountName=acct;AccountKey=a2V5;EndpointSuffix=core.example.net",
 			ConnectionInfo{"https://acct.table.core.example.net", "acct", "a2V5"}, ""},
 		{"SAS only", "AccountName=acct;SharedAccessSignature=sv=2019", ConnectionInfo{}, "SharedAccessSignature is not supported"},
-		{"no key", "AccountName=acct", ConnectionInfo{}, "AccountKey is missing"},
-		{"no account", "AccountKey=a2V5", ConnectionInfo{}, "AccountName is missing"},
-		{"malformed", "AccountName", ConnectionInfo{}, "malformed segment"},
+		{"no key", "AccountName=acct", ConnectionInfo{}, "AccountKey"},
+		{"no account", "AccountKey=a2V5", ConnectionInfo{}, "AccountName"},
+		{"malformed", "AccountName", ConnectionInfo{}, "key=value"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

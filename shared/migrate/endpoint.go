@@ -45,10 +45,6 @@ type EndpointOptions struct {
 	Transport policy.Transporter
 }
 
-// devTableURL is where "UseDevelopmentStorage=true" points: the table
-// endpoint of the emulators' development account (auth.DevStoreAccount).
-const devTableURL = "http://127.0.0.1:10002/" + auth.DevStoreAccountName
-
 // OpenEndpoint opens spec, which is either
 //   - a connection string: AccountName with AccountKey or
 //     SharedAccessSignature, and TableEndpoint or DefaultEndpointsProtocol
@@ -68,22 +64,22 @@ func OpenEndpoint(spec string, opts EndpointOptions) (*Endpoint, error) {
 	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
 		return openURL(spec, copts)
 	}
-	cs, err := parseConnectionString(spec)
+	cs, err := auth.ParseConnectionString(spec)
 	if err != nil {
 		return nil, err
 	}
-	if cs.key != "" {
-		cred, err := aztables.NewSharedKeyCredential(cs.account, cs.key)
+	if cs.Key != "" {
+		cred, err := aztables.NewSharedKeyCredential(cs.Account, cs.Key)
 		if err != nil {
 			return nil, fmt.Errorf("connection string: AccountKey: %w", err)
 		}
-		client, err := aztables.NewServiceClientWithSharedKey(cs.endpoint, cred, copts)
+		client, err := aztables.NewServiceClientWithSharedKey(cs.TableEndpoint, cred, copts)
 		if err != nil {
 			return nil, err
 		}
-		return &Endpoint{client: client, url: cs.endpoint}, nil
+		return &Endpoint{client: client, url: cs.TableEndpoint}, nil
 	}
-	return openURL(cs.endpoint+"?"+strings.TrimPrefix(cs.sas, "?"), copts)
+	return openURL(cs.TableEndpoint+"?"+strings.TrimPrefix(cs.SAS, "?"), copts)
 }
 
 func openURL(raw string, copts *aztables.ClientOptions) (*Endpoint, error) {
@@ -121,52 +117,6 @@ func redactURL(u *url.URL) string {
 	c := *u
 	c.RawQuery = ""
 	return c.String()
-}
-
-type connectionString struct {
-	account, key, sas, endpoint string
-}
-
-func parseConnectionString(s string) (connectionString, error) {
-	fields := map[string]string{}
-	for _, part := range strings.Split(strings.TrimRight(s, ";"), ";") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(part, "=")
-		if !ok {
-			return connectionString{}, errors.New("connection string: expected key=value pairs separated by semicolons")
-		}
-		fields[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
-	}
-	if strings.EqualFold(fields["usedevelopmentstorage"], "true") {
-		return connectionString{account: auth.DevStoreAccountName, key: auth.DevStoreAccountKey, endpoint: devTableURL}, nil
-	}
-	cs := connectionString{account: fields["accountname"], key: fields["accountkey"], sas: fields["sharedaccesssignature"]}
-	if cs.key == "" && cs.sas == "" {
-		return connectionString{}, errors.New("connection string: needs AccountKey or SharedAccessSignature")
-	}
-	if ep := fields["tableendpoint"]; ep != "" {
-		cs.endpoint = strings.TrimRight(ep, "/")
-	} else {
-		if cs.account == "" {
-			return connectionString{}, errors.New("connection string: needs AccountName or TableEndpoint")
-		}
-		proto := fields["defaultendpointsprotocol"]
-		if proto == "" {
-			proto = "https"
-		}
-		suffix := fields["endpointsuffix"]
-		if suffix == "" {
-			suffix = "core.windows.net"
-		}
-		cs.endpoint = proto + "://" + cs.account + ".table." + suffix
-	}
-	if cs.key != "" && cs.account == "" {
-		return connectionString{}, errors.New("connection string: AccountKey needs AccountName")
-	}
-	return cs, nil
 }
 
 func clientOptions(o EndpointOptions) *aztables.ClientOptions {

@@ -3,53 +3,7 @@ package migrate
 import (
 	"strings"
 	"testing"
-
-	"github.com/tablebridge/tablebridge/shared/auth"
 )
-
-func TestParseConnectionString(t *testing.T) {
-	tests := []struct {
-		name, in     string
-		want         connectionString
-		wantErr      string
-		wantEndpoint string
-	}{
-		{name: "emulator style", in: "DefaultEndpointsProtocol=http;AccountName=dev;AccountKey=a2V5;TableEndpoint=http://127.0.0.1:10002/dev/;",
-			wantEndpoint: "http://127.0.0.1:10002/dev", want: connectionString{account: "dev", key: "a2V5"}},
-		{name: "azure style", in: "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=a2V5;EndpointSuffix=core.windows.net",
-			wantEndpoint: "https://acct.table.core.windows.net", want: connectionString{account: "acct", key: "a2V5"}},
-		{name: "default protocol and suffix", in: "AccountName=acct;AccountKey=a2V5",
-			wantEndpoint: "https://acct.table.core.windows.net", want: connectionString{account: "acct", key: "a2V5"}},
-		{name: "sas keeps the table endpoint", in: "TableEndpoint=http://127.0.0.1:9/dev;SharedAccessSignature=sv=2019-02-02&sig=abc",
-			wantEndpoint: "http://127.0.0.1:9/dev", want: connectionString{sas: "sv=2019-02-02&sig=abc"}},
-		{name: "development storage", in: "UseDevelopmentStorage=true",
-			wantEndpoint: "http://127.0.0.1:10002/devstoreaccount1", want: connectionString{account: "devstoreaccount1", key: auth.DevStoreAccountKey}},
-		{name: "keys are case-insensitive", in: "accountname=acct;accountkey=a2V5;tableendpoint=http://h/acct",
-			wantEndpoint: "http://h/acct", want: connectionString{account: "acct", key: "a2V5"}},
-		{name: "no credentials", in: "AccountName=acct;TableEndpoint=http://h", wantErr: "AccountKey or SharedAccessSignature"},
-		{name: "no account", in: "AccountKey=a2V5;EndpointSuffix=x", wantErr: "AccountName"},
-		{name: "key without account", in: "AccountKey=a2V5;TableEndpoint=http://h", wantErr: "AccountKey needs AccountName"},
-		{name: "garbage", in: "hello", wantErr: "key=value"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseConnectionString(tt.in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			tt.want.endpoint = tt.wantEndpoint
-			if got != tt.want {
-				t.Fatalf("= %+v, want %+v", got, tt.want)
-			}
-		})
-	}
-}
 
 func TestOpenEndpoint(t *testing.T) {
 	tests := []struct {
