@@ -22,10 +22,14 @@ const (
 	attrPartitionKey = "PartitionKey"
 	attrRowKey       = "RowKey"
 	attrTimestamp    = "Timestamp"
-	// attrNames is the string set of the entity's property names on a
-	// single-item entity. It lets a merge check Azure's 252-property limit
-	// in its condition without reading the item first.
-	attrNames = "$names"
+	// attrCount bounds the number of properties of a single-item entity
+	// from above: exact after an insert or replace, and raised by the
+	// number of properties each merge sends (whether or not they were
+	// new). It lets a merge check Azure's 252-property limit in its
+	// condition without reading the item first; when the bound is too
+	// high, the merge is redone exactly (see write.go), which resets it.
+	// Absent means no properties.
+	attrCount = "$n"
 	// attrChunks is the number of overflow items of an entity larger than
 	// one DynamoDB item, on its main item.
 	attrChunks = "$chunks"
@@ -120,29 +124,36 @@ func checkKey(k string, limit int) error {
 //	Edm.Double   N, when DynamoDB's N holds it exactly and it cannot be
 //	             mistaken for an Int32 (it is not an integer in Int32 range)
 //
-// The types DynamoDB cannot tell apart carry their Edm name, as the OData
-// wire format does with "@odata.type": a map of one entry from the Edm type
-// name to the value.
+// The values whose DynamoDB type alone does not tell their Edm type are
+// stored under the property name followed by typedSuffix ("@", which no C#
+// identifier, Azure's rule for property names, can contain), still as
+// native attributes:
 //
-//	Edm.Int64    {"Edm.Int64": N}
-//	Edm.Double   {"Edm.Double": N} for integral values in Int32 range,
-//	             {"Edm.Double": S} for the values N cannot hold: NaN,
-//	             Infinity, -Infinity, -0 and magnitudes outside
-//	             1E-130..9.99E+125, written as Go's shortest round-trip form
-//	             (strconv 'g', -1), which ParseFloat reads back bit for bit
-//	Edm.DateTime {"Edm.DateTime": S}, ISO 8601 with 7 fractional digits
-//	Edm.Guid     {"Edm.Guid": S}
+//	Edm.Int64    "Name@" N
+//	Edm.DateTime "Name@" S, ISO 8601 with 7 fractional digits (28 bytes,
+//	             'T' at offset 10)
+//	Edm.Guid     "Name@" S, canonical 8-4-4-4-12 (36 bytes)
+//	Edm.Double   "Name@" S for integral values in Int32 range and the values
+//	             N cannot hold (NaN, Infinity, -Infinity, -0, magnitudes
+//	             outside 1E-130..9.99E+125), as Go's shortest round-trip
+//	             form (strconv 'g', -1), which ParseFloat reads back bit for
+//	             bit
 //
-// Keeping the type next to the value (rather than in a per-item type map)
-// means a merge only ever SETs the properties it sends.
+// Under "@", N is an Int64 and an S is told apart by its form: the
+// DateTime and Guid forms are fixed, and neither can be read as a double.
+// Keeping the type in the attribute name costs no extra attribute (a type
+// map or a tag attribute per property makes every read and write of the
+// item dearer, in bytes and in DynamoDB's own work), and a merge still only
+// touches the properties it sends: it SETs one name and REMOVEs the other.
+const typedSuffix = "@"
 
-// Names of the tagged types, as the wire spells them.
-var (
-	tagInt64    = edm.Int64.String()
-	tagDouble   = edm.Double.String()
-	tagDateTime = edm.DateTime.String()
-	tagGuid     = edm.Guid.String()
-)
+// propertyAttr is the attribute a property's value is stored under.
+func propertyAttr(name string, typed bool) string {
+	if typed {
+		return name + typedSuffix
+	}
+	return name
+}
 
 // timeLayout is the stored form of Timestamp and Edm.DateTime: fixed width,
 // 100 ns precision, UTC. Fixed width makes string equality exact, which the
@@ -204,61 +215,60 @@ func parseDoubleString(s string) (float64, error) {
 }
 
 // isInt32Valued reports whether a double would read back as an Int32 if it
-// were stored as an untagged N: an integer in Int32 range, in whatever
+// were stored as an N under its plain name: an integer in Int32 range, in whatever
 // decimal form DynamoDB returns it.
 func isInt32Valued(f float64) bool {
 	return f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32
 }
 
-// looksInt32 reports whether an untagged N reads as an Int32.
-func looksInt32(n string) bool {
-	_, err := strconv.ParseInt(n, 10, 32)
-	return err == nil
-}
-
-func tagged(tag string, v types.AttributeValue) types.AttributeValue {
-	return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{tag: v}}
-}
-
-// encodeValue maps an Edm value to its attribute value.
-func encodeValue(v edm.Value) (types.AttributeValue, error) {
+// encodeValue maps an Edm value to its attribute value; typed reports that
+// it is stored under the typed name (see propertyAttr).
+func encodeValue(v edm.Value) (av types.AttributeValue, typed bool, err error) {
 	switch v.Type {
 	case edm.String:
-		return &types.AttributeValueMemberS{Value: v.Str}, nil
+		return &types.AttributeValueMemberS{Value: v.Str}, false, nil
 	case edm.Boolean:
-		return &types.AttributeValueMemberBOOL{Value: v.Bool}, nil
+		return &types.AttributeValueMemberBOOL{Value: v.Bool}, false, nil
 	case edm.Binary:
 		b := v.Bin
 		if b == nil {
 			b = []byte{}
 		}
-		return &types.AttributeValueMemberB{Value: b}, nil
+		return &types.AttributeValueMemberB{Value: b}, false, nil
 	case edm.Int32:
-		return &types.AttributeValueMemberN{Value: strconv.FormatInt(v.Int, 10)}, nil
+		return &types.AttributeValueMemberN{Value: strconv.FormatInt(v.Int, 10)}, false, nil
 	case edm.Int64:
-		return tagged(tagInt64, &types.AttributeValueMemberN{Value: strconv.FormatInt(v.Int, 10)}), nil
+		return &types.AttributeValueMemberN{Value: strconv.FormatInt(v.Int, 10)}, true, nil
 	case edm.Double:
-		n, ok := doubleAsNumber(v.Float)
-		switch {
-		case !ok:
-			return tagged(tagDouble, &types.AttributeValueMemberS{Value: doubleAsString(v.Float)}), nil
-		case isInt32Valued(v.Float):
-			// Judged by value, not by our text: DynamoDB normalizes numbers
-			// and returns 3e+06 as 3000000.
-			return tagged(tagDouble, &types.AttributeValueMemberN{Value: n}), nil
+		// Judged by value, not by our text: DynamoDB normalizes numbers
+		// and returns 3e+06 as 3000000, which would read as an Int32.
+		if n, ok := doubleAsNumber(v.Float); ok && !isInt32Valued(v.Float) {
+			return &types.AttributeValueMemberN{Value: n}, false, nil
 		}
-		return &types.AttributeValueMemberN{Value: n}, nil
+		return &types.AttributeValueMemberS{Value: doubleAsString(v.Float)}, true, nil
 	case edm.DateTime:
-		return tagged(tagDateTime, &types.AttributeValueMemberS{Value: formatTime(v.Time)}), nil
+		return &types.AttributeValueMemberS{Value: formatTime(v.Time)}, true, nil
 	case edm.Guid:
-		return tagged(tagGuid, &types.AttributeValueMemberS{Value: v.Str}), nil
+		return &types.AttributeValueMemberS{Value: v.Str}, true, nil
 	}
-	return nil, fmt.Errorf("dynamostore: cannot store a value of type %s", v.Type)
+	return nil, false, fmt.Errorf("dynamostore: cannot store a value of type %s", v.Type)
 }
 
 var errCorrupt = errors.New("dynamostore: stored item is not a tablebridge entity")
 
-// decodeValue maps a stored attribute value back to its Edm value.
+// decodeProperty maps a stored attribute back to its property name and Edm
+// value.
+func decodeProperty(attr string, av types.AttributeValue) (string, edm.Value, error) {
+	if name, ok := strings.CutSuffix(attr, typedSuffix); ok {
+		v, err := decodeTyped(av)
+		return name, v, err
+	}
+	v, err := decodeValue(av)
+	return attr, v, err
+}
+
+// decodeValue maps a stored attribute value under a plain name back to its
+// Edm value.
 func decodeValue(av types.AttributeValue) (edm.Value, error) {
 	switch a := av.(type) {
 	case *types.AttributeValueMemberS:
@@ -272,8 +282,7 @@ func decodeValue(av types.AttributeValue) (edm.Value, error) {
 		}
 		return edm.NewBinary(b), nil
 	case *types.AttributeValueMemberN:
-		if looksInt32(a.Value) {
-			i, _ := strconv.ParseInt(a.Value, 10, 32)
+		if i, err := strconv.ParseInt(a.Value, 10, 32); err == nil {
 			return edm.Value{Type: edm.Int32, Int: i}, nil
 		}
 		f, err := strconv.ParseFloat(a.Value, 64)
@@ -281,46 +290,40 @@ func decodeValue(av types.AttributeValue) (edm.Value, error) {
 			return edm.Value{}, fmt.Errorf("%w: number %q: %v", errCorrupt, a.Value, err)
 		}
 		return edm.NewDouble(f), nil
-	case *types.AttributeValueMemberM:
-		if len(a.Value) == 1 {
-			for tag, inner := range a.Value {
-				return decodeTagged(tag, inner)
-			}
-		}
 	}
 	return edm.Value{}, fmt.Errorf("%w: unexpected attribute value %T", errCorrupt, av)
 }
 
-func decodeTagged(tag string, inner types.AttributeValue) (edm.Value, error) {
-	switch tag {
-	case tagInt64:
-		if n, ok := inner.(*types.AttributeValueMemberN); ok {
-			i, err := strconv.ParseInt(n.Value, 10, 64)
-			if err == nil {
-				return edm.NewInt64(i), nil
-			}
+// decodeTyped maps a value stored under a typed name back to its Edm value.
+func decodeTyped(av types.AttributeValue) (edm.Value, error) {
+	switch a := av.(type) {
+	case *types.AttributeValueMemberN:
+		i, err := strconv.ParseInt(a.Value, 10, 64)
+		if err != nil {
+			return edm.Value{}, fmt.Errorf("%w: Int64 %q: %v", errCorrupt, a.Value, err)
 		}
-	case tagDouble:
-		switch x := inner.(type) {
-		case *types.AttributeValueMemberN:
-			if f, err := strconv.ParseFloat(x.Value, 64); err == nil {
-				return edm.NewDouble(f), nil
+		return edm.NewInt64(i), nil
+	case *types.AttributeValueMemberS:
+		s := a.Value
+		switch {
+		case len(s) == len(timeLayout) && s[10] == 'T':
+			t, err := parseTime(s)
+			if err != nil {
+				return edm.Value{}, fmt.Errorf("%w: %v", errCorrupt, err)
 			}
-		case *types.AttributeValueMemberS:
-			if f, err := parseDoubleString(x.Value); err == nil {
-				return edm.NewDouble(f), nil
+			return edm.Value{Type: edm.DateTime, Time: t}, nil
+		case len(s) == 36:
+			g, ok := edm.ParseGuid(s)
+			if !ok {
+				return edm.Value{}, fmt.Errorf("%w: Guid %q", errCorrupt, s)
 			}
+			return edm.NewGuid(g), nil
 		}
-	case tagDateTime:
-		if s, ok := inner.(*types.AttributeValueMemberS); ok {
-			if t, err := parseTime(s.Value); err == nil {
-				return edm.Value{Type: edm.DateTime, Time: t}, nil
-			}
+		f, err := parseDoubleString(s)
+		if err != nil {
+			return edm.Value{}, fmt.Errorf("%w: Double %q: %v", errCorrupt, s, err)
 		}
-	case tagGuid:
-		if s, ok := inner.(*types.AttributeValueMemberS); ok {
-			return edm.NewGuid(s.Value), nil
-		}
+		return edm.NewDouble(f), nil
 	}
-	return edm.Value{}, fmt.Errorf("%w: bad %q value %T", errCorrupt, tag, inner)
+	return edm.Value{}, fmt.Errorf("%w: unexpected typed attribute value %T", errCorrupt, av)
 }

@@ -13,8 +13,12 @@ import (
 )
 
 // storedForm describes an attribute value compactly: "S:x", "N:1", "B:3"
-// (length), "BOOL:true", or "M{Edm.Int64=N:1}".
-func storedForm(av types.AttributeValue) string {
+// (length), "BOOL:true"; a value stored under the typed name gets a leading
+// "@", as in "@N:1".
+func storedForm(av types.AttributeValue, typed bool) string {
+	if typed {
+		return "@" + storedForm(av, false)
+	}
 	switch a := av.(type) {
 	case *types.AttributeValueMemberS:
 		return "S:" + a.Value
@@ -30,13 +34,6 @@ func storedForm(av types.AttributeValue) string {
 			return "BOOL:true"
 		}
 		return "BOOL:false"
-	case *types.AttributeValueMemberM:
-		var parts []string
-		for k, v := range a.Value {
-			parts = append(parts, k+"="+storedForm(v))
-		}
-		slices.Sort(parts)
-		return "M{" + strings.Join(parts, ",") + "}"
 	}
 	return "?"
 }
@@ -58,45 +55,49 @@ func TestValueEncoding(t *testing.T) {
 		{"Int32", edm.NewInt32(42), "N:42"},
 		{"Int32Min", edm.NewInt32(math.MinInt32), "N:-2147483648"},
 		{"Int32Max", edm.NewInt32(math.MaxInt32), "N:2147483647"},
-		{"Int64", edm.NewInt64(42), "M{Edm.Int64=N:42}"},
-		{"Int64Min", edm.NewInt64(math.MinInt64), "M{Edm.Int64=N:-9223372036854775808}"},
-		{"Int64Max", edm.NewInt64(math.MaxInt64), "M{Edm.Int64=N:9223372036854775807}"},
+		{"Int64", edm.NewInt64(42), "@N:42"},
+		{"Int64Min", edm.NewInt64(math.MinInt64), "@N:-9223372036854775808"},
+		{"Int64Max", edm.NewInt64(math.MaxInt64), "@N:9223372036854775807"},
 		{"DoubleFraction", edm.NewDouble(2.5), "N:2.5"},
 		{"DoubleOneTenth", edm.NewDouble(0.1), "N:0.1"},
-		{"DoubleIntegralTagged", edm.NewDouble(3), "M{Edm.Double=N:3}"},
-		{"DoubleZeroTagged", edm.NewDouble(0), "M{Edm.Double=N:0}"},
-		{"DoubleInt32MinTagged", edm.NewDouble(math.MinInt32), "M{Edm.Double=N:-2.147483648e+09}"},
+		{"DoubleIntegralTagged", edm.NewDouble(3), "@S:3"},
+		{"DoubleZeroTagged", edm.NewDouble(0), "@S:0"},
+		{"DoubleInt32MinTagged", edm.NewDouble(math.MinInt32), "@S:-2.147483648e+09"},
 		{"DoubleBeyondInt32", edm.NewDouble(2147483648), "N:2.147483648e+09"},
-		{"DoubleMillionTagged", edm.NewDouble(3e6), "M{Edm.Double=N:3e+06}"},
+		{"DoubleMillionTagged", edm.NewDouble(3e6), "@S:3e+06"},
 		{"DoubleLargeIntegral", edm.NewDouble(1e20), "N:1e+20"},
 		{"DoubleSmallestN", edm.NewDouble(1e-130), "N:1e-130"},
 		{"DoubleLargestN", edm.NewDouble(9.99e125), "N:9.99e+125"},
-		{"DoubleBelowN", edm.NewDouble(9.99e-131), "M{Edm.Double=S:9.99e-131}"},
-		{"DoubleAboveN", edm.NewDouble(1e126), "M{Edm.Double=S:1e+126}"},
-		{"DoubleNegativeZero", edm.NewDouble(math.Copysign(0, -1)), "M{Edm.Double=S:-0}"},
-		{"DoubleNaN", edm.NewDouble(math.NaN()), "M{Edm.Double=S:NaN}"},
-		{"DoubleInf", edm.NewDouble(math.Inf(1)), "M{Edm.Double=S:Infinity}"},
-		{"DoubleMinusInf", edm.NewDouble(math.Inf(-1)), "M{Edm.Double=S:-Infinity}"},
-		{"DoubleSmallestDenormal", edm.NewDouble(5e-324), "M{Edm.Double=S:5e-324}"},
-		{"DoubleMax", edm.NewDouble(math.MaxFloat64), "M{Edm.Double=S:1.7976931348623157e+308}"},
-		{"DoubleMinusMax", edm.NewDouble(-math.MaxFloat64), "M{Edm.Double=S:-1.7976931348623157e+308}"},
-		{"DateTime", edm.NewDateTime(dt), "M{Edm.DateTime=S:2024-02-29T12:34:56.1234567Z}"},
-		{"DateTimeMin", edm.NewDateTime(time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)), "M{Edm.DateTime=S:1601-01-01T00:00:00.0000000Z}"},
-		{"DateTimeMax", edm.NewDateTime(time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC)), "M{Edm.DateTime=S:9999-12-31T23:59:59.9999999Z}"},
-		{"Guid", edm.NewGuid("c9da6455-213d-42c9-9a79-3e9149a57833"), "M{Edm.Guid=S:c9da6455-213d-42c9-9a79-3e9149a57833}"},
+		{"DoubleBelowN", edm.NewDouble(9.99e-131), "@S:9.99e-131"},
+		{"DoubleAboveN", edm.NewDouble(1e126), "@S:1e+126"},
+		{"DoubleNegativeZero", edm.NewDouble(math.Copysign(0, -1)), "@S:-0"},
+		{"DoubleNaN", edm.NewDouble(math.NaN()), "@S:NaN"},
+		{"DoubleInf", edm.NewDouble(math.Inf(1)), "@S:Infinity"},
+		{"DoubleMinusInf", edm.NewDouble(math.Inf(-1)), "@S:-Infinity"},
+		{"DoubleSmallestDenormal", edm.NewDouble(5e-324), "@S:5e-324"},
+		{"DoubleMax", edm.NewDouble(math.MaxFloat64), "@S:1.7976931348623157e+308"},
+		{"DoubleMinusMax", edm.NewDouble(-math.MaxFloat64), "@S:-1.7976931348623157e+308"},
+		{"DateTime", edm.NewDateTime(dt), "@S:2024-02-29T12:34:56.1234567Z"},
+		{"DateTimeMin", edm.NewDateTime(time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)), "@S:1601-01-01T00:00:00.0000000Z"},
+		{"DateTimeMax", edm.NewDateTime(time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC)), "@S:9999-12-31T23:59:59.9999999Z"},
+		{"Guid", edm.NewGuid("c9da6455-213d-42c9-9a79-3e9149a57833"), "@S:c9da6455-213d-42c9-9a79-3e9149a57833"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			av, err := encodeValue(c.value)
+			av, typed, err := encodeValue(c.value)
 			if err != nil {
 				t.Fatalf("encodeValue: %v", err)
 			}
-			if got := storedForm(av); got != c.want {
+			if got := storedForm(av, typed); got != c.want {
 				t.Errorf("stored as %s; want %s", got, c.want)
 			}
-			back, err := decodeValue(av)
+			attr := propertyAttr("P", typed)
+			name, back, err := decodeProperty(attr, av)
 			if err != nil {
-				t.Fatalf("decodeValue: %v", err)
+				t.Fatalf("decodeProperty(%q): %v", attr, err)
+			}
+			if name != "P" {
+				t.Errorf("decodeProperty(%q) named it %q; want P", attr, name)
 			}
 			want := c.value
 			if want.Type == edm.Binary && want.Bin == nil {
@@ -120,22 +121,25 @@ func TestValueEncoding(t *testing.T) {
 func TestDecodeNormalizedNumbers(t *testing.T) {
 	cases := []struct {
 		name string
+		attr string
 		av   types.AttributeValue
 		want edm.Value
 	}{
-		{"Int32", &types.AttributeValueMemberN{Value: "-7"}, edm.NewInt32(-7)},
-		{"Int32Min", &types.AttributeValueMemberN{Value: "-2147483648"}, edm.NewInt32(math.MinInt32)},
-		{"JustBeyondInt32IsDouble", &types.AttributeValueMemberN{Value: "2147483648"}, edm.NewDouble(2147483648)},
-		{"ExpandedExponent", &types.AttributeValueMemberN{Value: "100000000000000000000"}, edm.NewDouble(1e20)},
-		{"UpperCaseExponent", &types.AttributeValueMemberN{Value: "1E-130"}, edm.NewDouble(1e-130)},
-		{"Fraction", &types.AttributeValueMemberN{Value: "0.30000000000000004"}, edm.NewDouble(math.Nextafter(0.3, 1))},
-		{"MillionIsInt32", &types.AttributeValueMemberN{Value: "3000000"}, edm.NewInt32(3000000)},
-		{"TaggedDoubleNormalized", tagged(tagDouble, &types.AttributeValueMemberN{Value: "3"}), edm.NewDouble(3)},
-		{"TaggedInt64Zero", tagged(tagInt64, &types.AttributeValueMemberN{Value: "0"}), edm.NewInt64(0)},
+		{"Int32", "P", &types.AttributeValueMemberN{Value: "-7"}, edm.NewInt32(-7)},
+		{"Int32Min", "P", &types.AttributeValueMemberN{Value: "-2147483648"}, edm.NewInt32(math.MinInt32)},
+		{"JustBeyondInt32IsDouble", "P", &types.AttributeValueMemberN{Value: "2147483648"}, edm.NewDouble(2147483648)},
+		{"ExpandedExponent", "P", &types.AttributeValueMemberN{Value: "100000000000000000000"}, edm.NewDouble(1e20)},
+		{"UpperCaseExponent", "P", &types.AttributeValueMemberN{Value: "1E-130"}, edm.NewDouble(1e-130)},
+		{"Fraction", "P", &types.AttributeValueMemberN{Value: "0.30000000000000004"}, edm.NewDouble(math.Nextafter(0.3, 1))},
+		{"MillionIsInt32", "P", &types.AttributeValueMemberN{Value: "3000000"}, edm.NewInt32(3000000)},
+		{"TypedInt64Zero", "P@", &types.AttributeValueMemberN{Value: "0"}, edm.NewInt64(0)},
+		{"TypedInt64Small", "P@", &types.AttributeValueMemberN{Value: "7"}, edm.NewInt64(7)},
+		{"TypedDoubleIntegral", "P@", &types.AttributeValueMemberS{Value: "3"}, edm.NewDouble(3)},
+		{"TypedGuidUpperCase", "P@", &types.AttributeValueMemberS{Value: "C9DA6455-213D-42C9-9A79-3E9149A57833"}, edm.NewGuid("c9da6455-213d-42c9-9a79-3e9149a57833")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := decodeValue(c.av)
+			_, got, err := decodeProperty(c.attr, c.av)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,30 +153,32 @@ func TestDecodeNormalizedNumbers(t *testing.T) {
 func TestDecodeRejectsForeignValues(t *testing.T) {
 	cases := []struct {
 		name string
+		attr string
 		av   types.AttributeValue
 	}{
-		{"Null", &types.AttributeValueMemberNULL{Value: true}},
-		{"List", &types.AttributeValueMemberL{}},
-		{"StringSet", &types.AttributeValueMemberSS{Value: []string{"a"}}},
-		{"MapOfTwo", &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-			"Edm.Int64": &types.AttributeValueMemberN{Value: "1"}, "Edm.Guid": &types.AttributeValueMemberS{Value: "x"},
-		}}},
-		{"UnknownTag", tagged("Edm.Decimal", &types.AttributeValueMemberN{Value: "1"})},
-		{"Int64AsString", tagged(tagInt64, &types.AttributeValueMemberS{Value: "1"})},
-		{"Int64Overflow", tagged(tagInt64, &types.AttributeValueMemberN{Value: "9223372036854775808"})},
-		{"DoubleGarbage", tagged(tagDouble, &types.AttributeValueMemberS{Value: "nope"})},
-		{"DateTimeBadFormat", tagged(tagDateTime, &types.AttributeValueMemberS{Value: "2024-01-01T00:00:00Z"})},
-		{"GuidAsNumber", tagged(tagGuid, &types.AttributeValueMemberN{Value: "1"})},
-		{"NumberGarbage", &types.AttributeValueMemberN{Value: "1.2.3"}},
+		{"Null", "P", &types.AttributeValueMemberNULL{Value: true}},
+		{"List", "P", &types.AttributeValueMemberL{}},
+		{"StringSet", "P", &types.AttributeValueMemberSS{Value: []string{"a"}}},
+		{"Map", "P", &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"Edm.Int64": &types.AttributeValueMemberN{Value: "1"}}}},
+		{"NumberGarbage", "P", &types.AttributeValueMemberN{Value: "1.2.3"}},
+		{"TypedBoolean", "P@", &types.AttributeValueMemberBOOL{Value: true}},
+		{"TypedBinary", "P@", &types.AttributeValueMemberB{Value: []byte{1}}},
+		{"TypedMap", "P@", &types.AttributeValueMemberM{}},
+		{"Int64Fraction", "P@", &types.AttributeValueMemberN{Value: "1.5"}},
+		{"Int64Overflow", "P@", &types.AttributeValueMemberN{Value: "9223372036854775808"}},
+		{"DoubleGarbage", "P@", &types.AttributeValueMemberS{Value: "nope"}},
+		{"DateTimeBadFormat", "P@", &types.AttributeValueMemberS{Value: "2024-01-01T00:00:00.0000000+"}},
+		{"DateTimeOutOfRange", "P@", &types.AttributeValueMemberS{Value: "2024-13-01T00:00:00.0000000Z"}},
+		{"GuidBadDigit", "P@", &types.AttributeValueMemberS{Value: "c9da6455-213d-42c9-9a79-3e9149a5783g"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if v, err := decodeValue(c.av); err == nil {
-				t.Errorf("decodeValue = %+v; want an error", v)
+			if _, v, err := decodeProperty(c.attr, c.av); err == nil {
+				t.Errorf("decodeProperty(%q) = %+v; want an error", c.attr, v)
 			}
 		})
 	}
-	if _, err := encodeValue(edm.Value{}); err == nil {
+	if _, _, err := encodeValue(edm.Value{}); err == nil {
 		t.Error("encodeValue of the zero Value succeeded; want an error")
 	}
 }

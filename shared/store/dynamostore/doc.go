@@ -32,13 +32,14 @@
 // An entity is one item: PartitionKey, RowKey, Timestamp (ISO 8601, 7
 // fractional digits) and one attribute per property, in its most natural
 // DynamoDB type; Int64, DateTime, Guid and the doubles DynamoDB's numbers
-// cannot hold (NaN, ±Infinity, -0, 5E-324, 1.7976931348623157E308, ...)
-// carry their Edm type name, so every value round-trips bit for bit (see
-// codec.go). Empty keys, which DynamoDB rejects and Azure allows, are stored
+// cannot hold (NaN, ±Infinity, -0, 5E-324, 1.7976931348623157E308, ...) or
+// would read back as Int32 are stored under the property name followed by
+// "@", so every value round-trips bit for bit with no attribute beyond one
+// per property (see codec.go). Empty keys, which DynamoDB rejects and Azure allows, are stored
 // as "\x01", a control character Azure forbids in keys, which keeps the key
 // order. DynamoDB limits keys to 2048 (PartitionKey) and 1024 (RowKey) bytes
 // of UTF-8; Azure's 1 KiB-character keys can be longer, and those get
-// store.ErrKeyTooLong. System attributes ($names, $chunks, $gen) start with
+// store.ErrKeyTooLong. System attributes ($n, $chunks, $gen) start with
 // '$', which no C# identifier (Azure's rule for property names) can contain.
 //
 // An item holds 400 KB, an Azure entity 1 MiB. A larger entity is split, by
@@ -70,9 +71,10 @@
 // properties or 400 KB, take 2-3 requests: the fast write fails its
 // condition without effect and is redone exactly from the stored version
 // (see write.go). The merge limits are therefore enforced exactly: 252
-// properties through a condition on the stored property-name set, 1 MiB by
-// measuring the merged entity on the slow path (a single item can never
-// exceed it).
+// properties through a condition on $n, an upper bound of the property
+// count that each merge raises by the properties it sends (a merge it turns
+// away is redone exactly, which resets it), 1 MiB by measuring the merged
+// entity on the slow path (a single item can never exceed it).
 //
 // # Queries
 //

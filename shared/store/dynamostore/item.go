@@ -46,12 +46,6 @@ func valueSize(av types.AttributeValue) int {
 			n += len(k) + valueSize(v) + 1
 		}
 		return n
-	case *types.AttributeValueMemberSS:
-		n := 3
-		for _, s := range a.Value {
-			n += len(s) + 1
-		}
-		return n
 	}
 	return 64 // not produced by this package; any stored value is small
 }
@@ -83,12 +77,12 @@ func keyItem(pk, rk string) item {
 }
 
 type encodedProp struct {
-	name string
+	name string // the attribute name (see propertyAttr)
 	av   types.AttributeValue
 	size int
 }
 
-// buildItems encodes an entity. A single-item entity carries attrNames so a
+// buildItems encodes an entity. A single-item entity carries attrCount so a
 // later merge can check the property count in its condition. A larger one
 // is packed first-fit-decreasing into a main item and overflow items that
 // share a fresh generation id.
@@ -106,24 +100,21 @@ func buildItems(e *model.Entity) (entityItems, error) {
 		if isSystemAttr(name) {
 			return entityItems{}, fmt.Errorf("dynamostore: property name %q is reserved", name)
 		}
-		av, err := encodeValue(v)
+		av, typed, err := encodeValue(v)
 		if err != nil {
 			return entityItems{}, err
 		}
-		p := encodedProp{name: name, av: av, size: len(name) + valueSize(av)}
+		attr := propertyAttr(name, typed)
+		p := encodedProp{name: attr, av: av, size: len(attr) + valueSize(av)}
 		props = append(props, p)
 		total += p.size
 	}
-	main := keyItem(pk, rk)
+	main := make(item, len(props)+4)
+	main[attrPartitionKey] = &types.AttributeValueMemberS{Value: pk}
+	main[attrRowKey] = &types.AttributeValueMemberS{Value: rk}
 	main[attrTimestamp] = &types.AttributeValueMemberS{Value: formatTime(e.Timestamp)}
-
-	names := make([]string, len(props))
-	for i, p := range props {
-		names[i] = p.name
-	}
-	namesAV := &types.AttributeValueMemberSS{Value: names}
 	if len(props) > 0 {
-		main[attrNames] = namesAV
+		main[attrCount] = &types.AttributeValueMemberN{Value: strconv.Itoa(len(props))}
 	}
 	if itemSize(main)+total <= itemBudget {
 		for _, p := range props {
@@ -136,7 +127,7 @@ func buildItems(e *model.Entity) (entityItems, error) {
 	if len(rk)+2 > maxRangeKeyBytes {
 		return entityItems{}, errKeyTooLong(len(e.RowKey), maxRangeKeyBytes-2)
 	}
-	delete(main, attrNames)
+	delete(main, attrCount)
 	gen := newGen()
 	main[attrGen] = &types.AttributeValueMemberS{Value: gen}
 	main[attrChunks] = &types.AttributeValueMemberN{Value: strconv.Itoa(maxChunks)} // sized at its widest
@@ -240,13 +231,18 @@ func decodeItems(main item, chunks []item) (*model.Entity, error) {
 }
 
 func decodeProps(e *model.Entity, it item) error {
-	for name, av := range it {
-		if isSystemAttr(name) {
+	for attr, av := range it {
+		if isSystemAttr(attr) {
 			continue
 		}
-		v, err := decodeValue(av)
+		name, v, err := decodeProperty(attr, av)
 		if err != nil {
-			return fmt.Errorf("property %q of (%q, %q): %w", name, e.PartitionKey, e.RowKey, err)
+			return fmt.Errorf("property %q of (%q, %q): %w", attr, e.PartitionKey, e.RowKey, err)
+		}
+		if _, dup := e.Properties[name]; dup {
+			// Both "Name" and "Name@": no writer of this package leaves
+			// that, and either reading would be a guess.
+			return fmt.Errorf("%w: property %q of (%q, %q) is stored twice", errCorrupt, name, e.PartitionKey, e.RowKey)
 		}
 		e.Properties[name] = v
 	}

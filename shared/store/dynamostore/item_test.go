@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,12 +89,14 @@ func TestBuildItems(t *testing.T) {
 					t.Errorf("item %d has RowKey %q", i, stringAttr(it, attrRowKey))
 				}
 			}
-			names, hasNames := ei.main[attrNames].(*types.AttributeValueMemberSS)
+			count, hasCount := ei.main[attrCount].(*types.AttributeValueMemberN)
 			switch {
-			case ei.chunked() && hasNames:
-				t.Error("a chunked entity carries $names")
-			case !ei.chunked() && len(c.entity.Properties) > 0 && (!hasNames || len(names.Value) != len(c.entity.Properties)):
-				t.Errorf("$names = %v; want the %d property names", names, len(c.entity.Properties))
+			case ei.chunked() && hasCount:
+				t.Error("a chunked entity carries $n")
+			case !ei.chunked() && len(c.entity.Properties) == 0 && hasCount:
+				t.Errorf("$n = %v on an entity without properties; want none", count.Value)
+			case !ei.chunked() && len(c.entity.Properties) > 0 && (!hasCount || count.Value != strconv.Itoa(len(c.entity.Properties))):
+				t.Errorf("$n = %v; want %d", count, len(c.entity.Properties))
 			}
 			back, err := decodeItems(ei.main, ei.chunks)
 			if err != nil {

@@ -23,7 +23,7 @@ import (
 //	insert             PutItem     attribute_not_exists(PartitionKey)
 //	replace            PutItem     [If-Match] AND attribute_not_exists($chunks)
 //	merge              UpdateItem  [If-Match] AND attribute_not_exists($chunks)
-//	                               AND (attribute_not_exists($names) OR size($names) <= 252 - n)
+//	                               AND (attribute_not_exists($n) OR $n <= 252 - n)
 //	delete             DeleteItem  (exists | If-Match) AND attribute_not_exists($chunks)
 //	several ops        one TransactWriteItems with the same conditions
 //
@@ -32,7 +32,7 @@ import (
 // item of a failed condition, which tells "missing" (ErrEntityNotFound) from
 // "another version" (ErrConditionFailed) without a read.
 //
-// The conditions on $chunks and $names keep the fast path exact: when the
+// The conditions on $chunks and $n keep the fast path exact: when the
 // stored entity is chunked, or a merge could push it past 252 properties, or
 // a merged item outgrows 400 KB, the write fails without effect and is
 // redone knowing the stored version (from ALL_OLD, plus a TransactGetItems
@@ -55,10 +55,13 @@ type plan struct {
 	pk    string // stored keys
 	rk    string
 	items entityItems // insert, replace: the new entity; merge: once known
-	// merge: the sent properties, sorted by name, and their stored values
-	mergeNames  []string
-	mergeValues []types.AttributeValue
-	patchSize   int // the estimated item size of the sent properties
+	// merge: the sent properties, sorted by name, as the attribute each
+	// is stored under, its value, and the attribute it must not also have
+	// (its name with or without typedSuffix)
+	mergeAttrs   []string
+	mergeValues  []types.AttributeValue
+	mergeRemoves []string
+	patchSize    int // the estimated item size of the sent properties
 	// known is the stored version, set after a failed attempt revealed it;
 	// the next attempt is conditioned on exactly that version.
 	known *storedVersion
@@ -205,22 +208,26 @@ func newPlan(i int, op store.Op) (*plan, error) {
 		if len(e.Properties) > maxCustomProperties {
 			return nil, fmt.Errorf("dynamostore: merge of %d properties: %w", len(e.Properties), store.ErrTooManyProperties)
 		}
-		p.mergeNames = make([]string, 0, len(e.Properties))
+		names := make([]string, 0, len(e.Properties))
 		for name := range e.Properties {
 			if isSystemAttr(name) {
 				return nil, fmt.Errorf("dynamostore: property name %q is reserved", name)
 			}
-			p.mergeNames = append(p.mergeNames, name)
+			names = append(names, name)
 		}
-		sort.Strings(p.mergeNames)
-		p.mergeValues = make([]types.AttributeValue, len(p.mergeNames))
-		for i, name := range p.mergeNames {
-			av, err := encodeValue(e.Properties[name])
+		sort.Strings(names)
+		p.mergeAttrs = make([]string, len(names))
+		p.mergeValues = make([]types.AttributeValue, len(names))
+		p.mergeRemoves = make([]string, len(names))
+		for i, name := range names {
+			av, typed, err := encodeValue(e.Properties[name])
 			if err != nil {
 				return nil, err
 			}
+			p.mergeAttrs[i] = propertyAttr(name, typed)
 			p.mergeValues[i] = av
-			p.patchSize += len(name) + valueSize(av)
+			p.mergeRemoves[i] = propertyAttr(name, !typed)
+			p.patchSize += len(p.mergeAttrs[i]) + valueSize(av)
 		}
 	case store.OpDelete:
 	default:
@@ -385,13 +392,17 @@ func putAction(table *string, it item, x *expr, cond string) types.TransactWrite
 }
 
 // mergeAction is the one-request merge: SET the Timestamp and every sent
-// property, ADD their names to $names. Placeholders are numbered (#0 = :0)
-// so 252 properties stay well inside DynamoDB's 4 KB expression limit.
+// property, REMOVE the other spelling of each sent name (the value it
+// replaces may have been of a type stored under the other one; REMOVE of a
+// missing attribute is a no-op), and raise $n by the number sent.
+// Placeholders are short and numbered (#0 = :0, #r0) so 252 properties stay
+// inside DynamoDB's 4 KB expression limit (about 3.4 KB at 252).
 //
 // Limits after the merge: the condition admits it only when the stored
-// names plus the sent ones cannot exceed 252 (overlaps counted twice), so
-// the property limit holds without a read; a merge it turns away is redone
-// exactly from the stored entity. The 1 MiB limit needs no condition: an
+// count bound plus the sent properties cannot exceed 252 (properties sent
+// again counted twice), so the property limit holds without a read; a merge
+// it turns away is redone exactly from the stored entity (ALL_OLD), which
+// also resets $n to the exact count. The 1 MiB limit needs no condition: an
 // item that DynamoDB accepts (409,600 bytes) measures under 825 KB by
 // model.EntitySize. That formula counts a name or string 2 bytes per UTF-16
 // unit, at most twice its UTF-8 length, and adds at most 20 bytes per
@@ -399,22 +410,29 @@ func putAction(table *string, it item, x *expr, cond string) types.TransactWrite
 // 8 for a double DynamoDB stores in 2): 2 × 409,600 + 252 × 20 + 4.
 func mergeAction(table *string, p *plan, x *expr, notChunked string) types.TransactWriteItem {
 	e := p.op.Entity
-	var set strings.Builder
+	var set, remove strings.Builder
 	set.WriteString("SET ")
 	set.WriteString(x.name("#t", attrTimestamp) + "=" + x.value(":t", str(formatTime(e.Timestamp))))
-	names := p.mergeNames
-	for i, name := range names {
+	for i, attr := range p.mergeAttrs {
 		ph := strconv.Itoa(i)
 		set.WriteString(",#" + ph + "=:" + ph)
-		x.name("#"+ph, name)
+		x.name("#"+ph, attr)
 		x.value(":"+ph, p.mergeValues[i])
+		if i == 0 {
+			remove.WriteString(" REMOVE ")
+		} else {
+			remove.WriteByte(',')
+		}
+		remove.WriteString(x.name("#r"+ph, p.mergeRemoves[i]))
 	}
 	limit := ""
-	if len(names) > 0 {
-		set.WriteString(" ADD " + x.name("#nm", attrNames) + " " + x.value(":nm", &types.AttributeValueMemberSS{Value: names}))
-		limit = "(attribute_not_exists(#nm) OR size(#nm) <= " +
-			x.value(":room", &types.AttributeValueMemberN{Value: strconv.Itoa(maxCustomProperties - len(names))}) + ")"
+	if n := len(p.mergeAttrs); n > 0 {
+		set.WriteString("," + x.name("#n", attrCount) + "=if_not_exists(#n," + x.value(":zero", &types.AttributeValueMemberN{Value: "0"}) +
+			")+" + x.value(":sent", &types.AttributeValueMemberN{Value: strconv.Itoa(n)}))
+		limit = "(attribute_not_exists(#n) OR #n <= " +
+			x.value(":room", &types.AttributeValueMemberN{Value: strconv.Itoa(maxCustomProperties - n)}) + ")"
 	}
+	set.WriteString(remove.String())
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           table,
 		Key:                                 keyItem(p.pk, p.rk),
