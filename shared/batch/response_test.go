@@ -431,6 +431,9 @@ func TestWriteErrors(t *testing.T) {
 			r.ContentID = "1\n2"
 			return batch.WriteResponse(w, ids, []batch.Response{r})
 		}},
+		{name: "Location with a lone CR", write: func(w io.Writer) error {
+			return batch.WriteResponse(w, ids, []batch.Response{batch.InsertedNoContent("http://h/t(PartitionKey='a',RowKey='b')\rX", "W/\"e\"")})
+		}},
 		{name: "extra header repeating a field", write: func(w io.Writer) error {
 			return batch.WriteResponse(w, ids, []batch.Response{withHeader(ok, "etag", "x")})
 		}},
