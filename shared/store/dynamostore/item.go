@@ -231,6 +231,7 @@ func decodeItems(main item, chunks []item) (*model.Entity, error) {
 }
 
 func decodeProps(e *model.Entity, it item) error {
+	want := len(e.Properties)
 	for attr, av := range it {
 		if isSystemAttr(attr) {
 			continue
@@ -239,12 +240,13 @@ func decodeProps(e *model.Entity, it item) error {
 		if err != nil {
 			return fmt.Errorf("property %q of (%q, %q): %w", attr, e.PartitionKey, e.RowKey, err)
 		}
-		if _, dup := e.Properties[name]; dup {
-			// Both "Name" and "Name@": no writer of this package leaves
-			// that, and either reading would be a guess.
-			return fmt.Errorf("%w: property %q of (%q, %q) is stored twice", errCorrupt, name, e.PartitionKey, e.RowKey)
-		}
 		e.Properties[name] = v
+		want++
+	}
+	if len(e.Properties) != want {
+		// A property under both "Name" and "Name@": no writer of this
+		// package leaves that, and either reading would be a guess.
+		return fmt.Errorf("%w: (%q, %q) holds a property under both of its names", errCorrupt, e.PartitionKey, e.RowKey)
 	}
 	return nil
 }
