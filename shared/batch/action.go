@@ -50,7 +50,13 @@ func (a Action) String() string {
 // Action classifies the operation. Parse only admits the verbs listed
 // here, so every parsed operation has an action.
 func (op *Operation) Action() Action {
-	hasIfMatch := strings.TrimSpace(op.Header.Get("If-Match")) != ""
+	// Header keys are canonical (Parse writes them so), and indexing
+	// spares Get's canonicalization of "If-Match" for every operation.
+	var ifMatch string
+	if v := op.Header["If-Match"]; len(v) > 0 {
+		ifMatch = v[0]
+	}
+	hasIfMatch := strings.TrimSpace(ifMatch) != ""
 	switch op.Method {
 	case http.MethodPost:
 		return ActionInsert

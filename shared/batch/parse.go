@@ -339,7 +339,7 @@ var tunneledMethods = map[string]bool{
 // tunneledMethods (Azure's XMethodNotUsingPost, XMethodIncorrectCount and
 // XMethodIncorrectValue).
 func resolveMethod(method string, header http.Header) (string, *apierr.Error) {
-	values := header.Values("X-Http-Method")
+	values := header["X-Http-Method"] // Values without canonicalizing a canonical key
 	if len(values) == 0 {
 		return method, nil
 	}
