@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/auth"
@@ -62,9 +63,15 @@ func (h *Handler) batch(c *call) (*response, error) {
 	}
 
 	parts := make([]batch.Response, len(results))
+	// The operations of a transaction share one Timestamp, so they share
+	// one ETag: format it once, not once per operation.
+	var etag string
+	var etagTime time.Time
 	for i, res := range results {
 		op := &req.Operations[i]
-		etag := tables.ETag(res.Entity.Timestamp)
+		if etag == "" || !res.Entity.Timestamp.Equal(etagTime) {
+			etag, etagTime = tables.ETag(res.Entity.Timestamp), res.Entity.Timestamp
+		}
 		switch ops[i].Kind {
 		case tables.BatchInsert:
 			loc := entityLocation(c.baseURL, table, res.Entity)
@@ -108,10 +115,11 @@ func (h *Handler) batchOperation(c *call, op *batch.Operation) (tables.BatchOp, 
 		PartitionKey: res.partitionKey,
 		RowKey:       res.rowKey,
 		Body:         op.Body,
-		IfMatch:      op.Header.Get("If-Match"),
+		IfMatch:      headerValue(op.Header, "If-Match"),
 	}
 	var need auth.Operation
-	switch op.Action() {
+	action := op.Action()
+	switch action {
 	case batch.ActionInsert:
 		if res.kind != resEntities {
 			return bop, "", apierr.Newf(apierr.InvalidInput, "An insert must target the table, not an entity.")
@@ -121,7 +129,7 @@ func (h *Handler) batchOperation(c *call, op *batch.Operation) (tables.BatchOp, 
 		if res.kind != resEntity {
 			return bop, "", apierr.Newf(apierr.InvalidInput, "The operation must target an entity.")
 		}
-		switch op.Action() {
+		switch action {
 		case batch.ActionUpdate:
 			bop.Kind, need = tables.BatchUpdate, auth.UpdateEntity
 		case batch.ActionInsertOrReplace:

@@ -160,9 +160,41 @@ func keyLiteral(k string) string {
 	return "'" + url.PathEscape(strings.ReplaceAll(k, "'", "''")) + "'"
 }
 
-// entityLocation is the entity's URL, for Location and DataServiceId.
+// entityLocation is the entity's URL, for Location and DataServiceId. A
+// batch writes one per insert, so it is built in one allocation.
 func entityLocation(baseURL, table string, e *model.Entity) string {
-	return baseURL + "/" + table + "(PartitionKey=" + keyLiteral(e.PartitionKey) + ",RowKey=" + keyLiteral(e.RowKey) + ")"
+	var b strings.Builder
+	b.Grow(len(baseURL) + len(table) + len("/(PartitionKey='',RowKey='')") + len(e.PartitionKey) + len(e.RowKey))
+	b.WriteString(baseURL)
+	b.WriteByte('/')
+	b.WriteString(table)
+	b.WriteString("(PartitionKey=")
+	writeKeyLiteral(&b, e.PartitionKey)
+	b.WriteString(",RowKey=")
+	writeKeyLiteral(&b, e.RowKey)
+	b.WriteByte(')')
+	return b.String()
+}
+
+// writeKeyLiteral writes keyLiteral(k). A key of URL-unreserved bytes only
+// (letters, digits and "-._~"), the usual kind, has no quote to double and
+// nothing url.PathEscape would change, so it is written as it is.
+func writeKeyLiteral(b *strings.Builder, k string) {
+	for i := 0; i < len(k); i++ {
+		if !isUnreserved(k[i]) {
+			b.WriteString(keyLiteral(k))
+			return
+		}
+	}
+	b.WriteByte('\'')
+	b.WriteString(k)
+	b.WriteByte('\'')
+}
+
+// isUnreserved reports whether c is an RFC 3986 unreserved character, which
+// no URL encoding changes.
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.0000000Z") }

@@ -24,7 +24,7 @@ func metadataLevelOf(header http.Header, format string) (edm.Metadata, error) {
 		}
 		return lvl, nil
 	}
-	accept := header.Get("Accept")
+	accept := headerValue(header, "Accept")
 	if accept == "" {
 		return edm.MinimalMetadata, nil
 	}
@@ -84,16 +84,32 @@ func checkFormat(r *http.Request, op operation) error {
 // inserts) or return-no-content.
 func preference(r *http.Request) (noContent, explicit bool) { return preferenceOf(r.Header) }
 
+// It runs for every insert of a batch, so it walks the values in place
+// rather than splitting and lower-casing them. EqualFold matches what
+// lower-casing did: no letter of either preference has a non-ASCII case
+// variant.
 func preferenceOf(header http.Header) (noContent, explicit bool) {
-	for _, v := range header.Values("Prefer") {
-		for _, p := range strings.Split(v, ",") {
-			switch strings.TrimSpace(strings.ToLower(p)) {
-			case "return-no-content":
+	for _, v := range header["Prefer"] {
+		for more := true; more; {
+			var p string
+			p, v, more = strings.Cut(v, ",")
+			switch p = strings.TrimSpace(p); {
+			case strings.EqualFold(p, "return-no-content"):
 				return true, true
-			case "return-content":
+			case strings.EqualFold(p, "return-content"):
 				return false, true
 			}
 		}
 	}
 	return false, false
+}
+
+// headerValue is h.Get(key) for a key already in canonical form, without
+// canonicalizing it again on every call: the batch handler reads a few
+// headers of each of up to 100 operations.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
