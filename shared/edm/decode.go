@@ -2,6 +2,7 @@ package edm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -313,14 +314,7 @@ func (d *decoder) scanString() (escaped bool, err error) {
 	b := d.data
 	i := d.pos + 1
 	for {
-		// Fast path: plain ASCII.
-		for i < len(b) {
-			c := b[i]
-			if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-				break
-			}
-			i++
-		}
+		i = skipPlain(b, i)
 		if i >= len(b) {
 			d.pos = i
 			return false, d.syntax("unterminated string")
@@ -479,13 +473,27 @@ func (d *decoder) resolve() error {
 	return nil
 }
 
-// hashName is FNV-1a, enough to tell names apart before comparing them.
+// hashName is enough to tell names apart before comparing them: FNV-1a
+// for a short name, and for a longer one a multiply-xorshift mix of its
+// length and its 8-byte words (the last one overlapping), which costs a
+// few instructions per word instead of per byte.
 func hashName(n []byte) uint32 {
-	h := uint32(2166136261)
-	for _, c := range n {
-		h = (h ^ uint32(c)) * 16777619
+	if len(n) < 8 {
+		h := uint32(2166136261)
+		for _, c := range n {
+			h = (h ^ uint32(c)) * 16777619
+		}
+		return h
 	}
-	return h
+	const mul = 0x9E3779B97F4A7C15
+	h := uint64(len(n)) * mul
+	last := binary.LittleEndian.Uint64(n[len(n)-8:])
+	for ; len(n) > 8; n = n[8:] {
+		h = (h ^ binary.LittleEndian.Uint64(n)) * mul
+		h ^= h >> 32
+	}
+	h = (h ^ last) * mul
+	return uint32(h ^ h>>32)
 }
 
 func (d *decoder) duplicate(m *member) error {

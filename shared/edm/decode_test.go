@@ -73,6 +73,10 @@ func TestDecodeObjectValues(t *testing.T) {
 		// Type inference without annotations.
 		{"string inferred", `{"s":"hello"}`, []prop{p("s", NewString("hello"))}},
 		{"empty string", `{"s":""}`, []prop{p("s", NewString(""))}},
+		{"long string with escapes past a word", `{"LongPropertyName":"abcdefghij\"kl\\mnopqrstuvw\u00e9xyz"}`,
+			[]prop{p("LongPropertyName", NewString(`abcdefghij"kl\mnopqrstuvwéxyz`))}},
+		{"long names paired with annotations", `{"CreatedOnDate@odata.type":"Edm.Int64","CreatedOnDay":"1","CreatedOnDate":"2"}`,
+			[]prop{p("CreatedOnDay", NewString("1")), p("CreatedOnDate", NewInt64(2))}},
 		{"true and false", `{"t":true,"f":false}`, []prop{p("t", NewBoolean(true)), p("f", NewBoolean(false))}},
 		{"int32 inferred", `{"n":42}`, []prop{p("n", NewInt32(42))}},
 		{"int32 max", `{"n":2147483647}`, []prop{p("n", NewInt32(math.MaxInt32))}},
@@ -214,6 +218,19 @@ func TestDecodeObjectErrors(t *testing.T) {
 		{"duplicate annotation", `{"a@odata.type":"Edm.Int64","a@odata.type":"Edm.Int64","a":"1"}`, ErrDuplicate, "a"},
 		{"duplicate null", `{"a":null,"a":null}`, ErrDuplicate, "a"},
 		{"duplicate in large object", largeObject(smallObject, `"p7":1`), ErrDuplicate, "p7"},
+		// Names of 8 bytes and more hash by words (hashName).
+		{"duplicate 8-byte name", `{"abcdefgh":1,"abcdefgh":2}`, ErrDuplicate, "abcdefgh"},
+		{"duplicate 17-byte name", `{"OrderNumberTotal1":1,"x":0,"OrderNumberTotal1":2}`, ErrDuplicate, "OrderNumberTotal1"},
+		{"duplicate long name via escape", `{"OrderNumberTotal":1,"OrderNumber\u0054otal":2}`, ErrDuplicate, "OrderNumberTotal"},
+		{"duplicate long annotation", `{"CreatedOnDate@odata.type":"Edm.DateTime","CreatedOnDate@odata.type":"Edm.DateTime"}`, ErrDuplicate, "CreatedOnDate"},
+
+		// Strings scanned eight bytes at a time (skipPlain) stop at the
+		// first byte that needs a look, wherever it falls in a word.
+		{"control character after 8 bytes", "{\"a\":\"abcdefghi\x01jk\"}", ErrSyntax, ""},
+		{"control character at byte 15", "{\"a\":\"abcdefghijklmno\x1f\"}", ErrSyntax, ""},
+		{"invalid UTF-8 after 8 bytes", "{\"a\":\"abcdefgh\xff\"}", ErrSyntax, ""},
+		{"invalid escape after 8 bytes", `{"a":"abcdefghij\q"}`, ErrSyntax, ""},
+		{"unterminated long string", `{"a":"abcdefghijklmnopqrstuvwxyz`, ErrSyntax, ""},
 
 		// Types.
 		{"unknown type", `{"a@odata.type":"Edm.Decimal","a":"1"}`, ErrUnknownType, "a"},

@@ -2,6 +2,8 @@ package edm
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -56,6 +58,47 @@ func scanNumber(b []byte, i int) (end int, integral, ok bool) {
 		integral = false
 	}
 	return i, integral, true
+}
+
+// skipPlain returns the index of the first byte at or after b[i] that a
+// string scan must look at: a control character, '"', '\\' or a non-ASCII
+// byte, or len(b). It tests eight bytes at a time (SWAR): string scanning
+// was the decoder's largest cost, at about nine instructions per byte
+// one byte at a time.
+func skipPlain(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := specialBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// SWAR constants: a one and a high bit in every byte of a word.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// specialBytes returns x, eight bytes read little-endian, with the high bit
+// of each byte set that skipPlain stops at: below 0x20, '"', '\\', or 0x80
+// and above. ("Bit Twiddling Hacks": hasless and haszero.) Bytes after the
+// first flagged one may be flagged wrongly through a borrow, but never one
+// before it, so the lowest flag is exact.
+func specialBytes(x uint64) uint64 {
+	control := (x - 0x20*lowBits) &^ x
+	q := x ^ '"'*lowBits
+	quote := (q - lowBits) &^ q
+	bs := x ^ '\\'*lowBits
+	backslash := (bs - lowBits) &^ bs
+	return (control | quote | backslash | x) & highBits
 }
 
 // escapeLen returns the length of the valid escape at b[i] (a backslash),

@@ -1,0 +1,68 @@
+package edm
+
+import "testing"
+
+// TestSkipPlain compares the eight-bytes-at-a-time scan with the byte loop
+// it replaces, for every byte value at every position of buffers around
+// the word size, so each lane of the SWAR test and the tail loop are
+// covered, and for a special byte after another one (a borrow must not
+// hide the first).
+func TestSkipPlain(t *testing.T) {
+	reference := func(b []byte, i int) int {
+		for i < len(b) {
+			if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+				break
+			}
+			i++
+		}
+		return i
+	}
+	for _, size := range []int{0, 1, 7, 8, 9, 15, 16, 17, 24} {
+		for pos := 0; pos < size; pos++ {
+			for c := 0; c < 256; c++ {
+				b := make([]byte, size)
+				for i := range b {
+					b[i] = 'a'
+				}
+				b[pos] = byte(c)
+				for start := range min(size, 3) {
+					if got, want := skipPlain(b, start), reference(b, start); got != want {
+						t.Fatalf("size %d, byte %#x at %d, from %d: skipPlain = %d, want %d", size, c, pos, start, got, want)
+					}
+				}
+				if pos+1 < size {
+					b[pos+1] = 0x00 // a second special byte right behind
+					if got, want := skipPlain(b, 0), reference(b, 0); got != want {
+						t.Fatalf("size %d, byte %#x at %d then NUL: skipPlain = %d, want %d", size, c, pos, got, want)
+					}
+				}
+			}
+		}
+	}
+	if got := skipPlain([]byte("abc"), 3); got != 3 {
+		t.Errorf("skipPlain at the end = %d, want 3", got)
+	}
+}
+
+// TestHashNameTellsLongNamesApart checks that names differing in any one
+// byte, at any length around the word size, hash differently, and that
+// equal names hash equally.
+func TestHashNameTellsLongNamesApart(t *testing.T) {
+	for size := 1; size <= 40; size++ {
+		base := make([]byte, size)
+		for i := range base {
+			base[i] = byte('A' + i%26)
+		}
+		h := hashName(base)
+		if hashName(append([]byte(nil), base...)) != h {
+			t.Fatalf("size %d: equal names hash differently", size)
+		}
+		for i := range base {
+			other := append([]byte(nil), base...)
+			other[i] = '_'
+			if hashName(other) == h {
+				t.Errorf("size %d: changing byte %d keeps hash %#x", size, i, h)
+			}
+		}
+	}
+}
