@@ -19,6 +19,14 @@ type DecodedEntity struct {
 	// the body may leave them out.
 	HasPartitionKey bool
 	HasRowKey       bool
+	// propertiesSize is the custom properties' share of EntitySize, summed
+	// while decoding so the size check need not walk the map again.
+	propertiesSize int
+}
+
+// entitySize is EntitySize(d.Entity), from the size summed while decoding.
+func (d DecodedEntity) entitySize() int {
+	return keysSize(d.Entity.PartitionKey, d.Entity.RowKey) + d.propertiesSize
 }
 
 // DecodeEntity decodes and validates an entity from a JSON request body
@@ -46,7 +54,7 @@ func DecodeEntity(body []byte) (DecodedEntity, error) {
 	if err != nil {
 		return DecodedEntity{}, err
 	}
-	if size := EntitySize(d.Entity); size > MaxEntitySize {
+	if size := d.entitySize(); size > MaxEntitySize {
 		return DecodedEntity{}, entityTooLarge(size)
 	}
 	return d, nil
@@ -82,16 +90,20 @@ func decodeEntity(body []byte) (DecodedEntity, error) {
 		if null {
 			return nil
 		}
-		if err := ValidatePropertyName(name); err != nil {
+		nameLen, err := validatePropertyName(name)
+		if err != nil {
 			return err
 		}
-		if err := ValidateValue(name, v); err != nil {
+		if err := checkDecodedValue(name, v); err != nil {
 			return err
 		}
 		if len(e.Properties) == MaxProperties {
 			return tooManyProperties(MaxProperties + 1)
 		}
+		// The decoder refuses a name given twice, so no property is
+		// counted twice.
 		e.Properties[name] = v
+		d.propertiesSize += propertySize(nameLen, v)
 		return nil
 	})
 	if err != nil {
@@ -138,7 +150,7 @@ func DecodeUpdate(body []byte, partitionKey, rowKey string) (*Entity, error) {
 	if err := ValidateKey(rowKey, true); err != nil {
 		return nil, err
 	}
-	if size := EntitySize(e); size > MaxEntitySize {
+	if size := d.entitySize(); size > MaxEntitySize {
 		return nil, entityTooLarge(size)
 	}
 	return e, nil

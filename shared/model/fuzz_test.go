@@ -34,6 +34,9 @@ func FuzzDecodeEntity(f *testing.F) {
 			return
 		}
 		e := d.Entity
+		if got, want := d.entitySize(), EntitySize(e); got != want {
+			t.Fatalf("size summed while decoding = %d, EntitySize = %d", got, want)
+		}
 		if err := ValidateEntity(e); err != nil {
 			t.Fatalf("decoded entity fails ValidateEntity: %v", err)
 		}

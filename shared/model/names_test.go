@@ -3,6 +3,7 @@ package model
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 )
@@ -94,10 +95,39 @@ func TestUTF16Len(t *testing.T) {
 		want int
 	}{
 		{"", 0}, {"abc", 3}, {"é", 1}, {"日本", 2}, {"😀", 2}, {"a😀b", 4}, {"\xff", 1},
+		// Eight bytes are tested at a time: non-ASCII in the first word,
+		// the second word and the tail.
+		{"abcdefgh", 8}, {"abcdefghi", 9}, {"abcdefg😀", 9}, {"abcdefgh😀", 10},
+		{"abcdefghijklmnop", 16}, {"abcdefghijklmnopé", 17}, {"é" + strings.Repeat("a", 20), 21},
 	}
 	for _, tc := range tests {
 		if got := utf16Len(tc.in); got != tc.want {
 			t.Errorf("utf16Len(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestASCIINameTable checks the byte table of the ASCII fast path against
+// the rune rules it stands for: every one- and two-byte ASCII name gets the
+// same answer from isASCIIIdentifier as from isIdentifier, and
+// validatePropertyName returns the UTF-16 length of every name it accepts.
+func TestASCIINameTable(t *testing.T) {
+	for a := 0; a < utf8.RuneSelf; a++ {
+		one := string(rune(a))
+		if got, want := isASCIIIdentifier(one), isIdentifier(one); got != want {
+			t.Errorf("%q: isASCIIIdentifier = %v, isIdentifier = %v", one, got, want)
+		}
+		for b := 0; b < utf8.RuneSelf; b++ {
+			two := one + string(rune(b))
+			if got, want := isASCIIIdentifier(two), isIdentifier(two); got != want {
+				t.Errorf("%q: isASCIIIdentifier = %v, isIdentifier = %v", two, got, want)
+			}
+		}
+	}
+	for _, name := range []string{"a", "Age", strings.Repeat("a", 255), "Prénom", "\U0001D49C", strings.Repeat("\U0001D49C", 127) + "a"} {
+		n, err := validatePropertyName(name)
+		if err != nil || n != utf16Len(name) {
+			t.Errorf("validatePropertyName(%q) = %d, %v, want %d, nil", name, n, err, utf16Len(name))
 		}
 	}
 }

@@ -12,11 +12,22 @@ import "github.com/tablebridge/tablebridge/shared/edm"
 //	+ for each custom property: 8 bytes + 2 bytes per code unit of its name
 //	  + the size of its value (ValueSize)
 func EntitySize(e *Entity) int {
-	size := 4 + 2*(utf16Len(e.PartitionKey)+utf16Len(e.RowKey))
+	size := keysSize(e.PartitionKey, e.RowKey)
 	for name, v := range e.Properties {
-		size += 8 + 2*utf16Len(name) + ValueSize(v)
+		size += propertySize(utf16Len(name), v)
 	}
 	return size
+}
+
+// keysSize is the fixed part of EntitySize: the system metadata and keys.
+func keysSize(partitionKey, rowKey string) int {
+	return 4 + 2*(utf16Len(partitionKey)+utf16Len(rowKey))
+}
+
+// propertySize is one custom property's part of EntitySize, for a name of
+// nameLen UTF-16 code units.
+func propertySize(nameLen int, v edm.Value) int {
+	return 8 + 2*nameLen + ValueSize(v)
 }
 
 // ValueSize is the size of one property value in the entity size formula:
