@@ -163,11 +163,50 @@ const timeLayout = "2006-01-02T15:04:05.0000000Z"
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
 func parseTime(s string) (time.Time, error) {
+	if t, ok := parseStoredTime(s); ok {
+		return t, nil
+	}
 	t, err := time.Parse(timeLayout, s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("dynamostore: stored time %q: %w", s, err)
 	}
 	return t, nil
+}
+
+// parseStoredTime reads timeLayout directly: every entity read parses its
+// Timestamp, and time.Parse's general layout interpreter costs several
+// times more. Anything it does not accept goes to time.Parse, which gives
+// the error (a test checks that both agree).
+func parseStoredTime(s string) (time.Time, bool) {
+	if len(s) != len(timeLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[27] != 'Z' {
+		return time.Time{}, false
+	}
+	num := func(from, to int) (int, bool) {
+		n := 0
+		for i := from; i < to; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	year, ok1 := num(0, 4)
+	month, ok2 := num(5, 7)
+	day, ok3 := num(8, 10)
+	hour, ok4 := num(11, 13)
+	minute, ok5 := num(14, 16)
+	second, ok6 := num(17, 19)
+	frac, ok7 := num(20, 27)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, second, frac*100, time.UTC)
+	if t.Day() != day { // past the end of its month: time.Date normalized it
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // DynamoDB numbers: up to 38 significant digits, magnitudes from 1E-130 to

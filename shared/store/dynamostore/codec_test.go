@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -242,5 +243,34 @@ func TestCheckKey(t *testing.T) {
 				t.Errorf("checkKey = %v; want an error about %q", err, c.wantErr)
 			}
 		})
+	}
+}
+
+// TestParseStoredTimeAgreesWithTimeParse: what the fast reader of the
+// stored time form accepts, time.Parse accepts as the same instant (what it
+// refuses goes to time.Parse; the canonical forms must not be refused).
+func TestParseStoredTimeAgreesWithTimeParse(t *testing.T) {
+	inputs := []string{
+		"2024-02-29T12:34:56.1234567Z", "2023-02-29T00:00:00.0000000Z", "2024-04-31T00:00:00.0000000Z",
+		"0000-01-01T00:00:00.0000000Z", "9999-12-31T23:59:59.9999999Z", "1601-01-01T00:00:00.0000000Z",
+		"2024-00-10T00:00:00.0000000Z", "2024-13-10T00:00:00.0000000Z", "2024-01-00T00:00:00.0000000Z",
+		"2024-01-32T00:00:00.0000000Z", "2024-01-01T24:00:00.0000000Z", "2024-01-01T00:60:00.0000000Z",
+		"2024-01-01T00:00:60.0000000Z", "2024-01-01T00:00:00.000000Z", "2024-01-01T00:00:00.00000000Z",
+		"2024-01-01 00:00:00.0000000Z", "2024-01-01T00:00:00,0000000Z", "2024-01-01T00:00:00.0000000z",
+		"+024-01-01T00:00:00.0000000Z", "2024-1-01T00:00:00.00000000Z", "2024-01-01T00:00:00.00000a0Z", "",
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		b := []byte(inputs[rng.IntN(6)])
+		b[rng.IntN(len(b))] = "0123456789-:.TZ "[rng.IntN(16)]
+		inputs = append(inputs, string(b))
+	}
+	for _, s := range inputs {
+		fast, ok := parseStoredTime(s)
+		slow, err := time.Parse(timeLayout, s)
+		canonical := err == nil && slow.Format(timeLayout) == s
+		if ok && (err != nil || !fast.Equal(slow)) || canonical && !ok {
+			t.Errorf("%q: fast %v %v; time.Parse %v %v", s, fast, ok, slow, err)
+		}
 	}
 }
