@@ -45,3 +45,55 @@ func TestSplitMultipart(t *testing.T) {
 		})
 	}
 }
+
+// referenceFindDelimiter is findDelimiter as it was before it searched for
+// the line break and the delimiter together: every occurrence of the
+// delimiter, kept if it starts a line.
+func referenceFindDelimiter(body, delimiter string, from int) int {
+	for from <= len(body) {
+		i := strings.Index(body[from:], delimiter)
+		if i < 0 {
+			return -1
+		}
+		p := from + i
+		if (p == 0 || body[p-1] == '\n') && delimiterLineEnds(body[p+len(delimiter):]) {
+			return p
+		}
+		from = p + 1
+	}
+	return -1
+}
+
+// TestFindDelimiterMatchesReference runs findDelimiter and the reference
+// from every offset of bodies that put delimiters, near misses, line
+// breaks and dashes at the start, the end and everywhere between.
+func TestFindDelimiterMatchesReference(t *testing.T) {
+	bodies := []string{
+		"", "--b", "--b--", "x--b", "\n--b", "\r\n--b", "--b\r\n", "--bb\n--b\n", "---b\n--b --\n",
+		"--b\r\nx\r\n--b\r\ny\r\n--b--\r\n",
+		"pre\n--b\tx\n--b \t\r\ny\n-\n--\n--b",
+		"a-b--b-\n--b-\n--b\n\n--b",
+		"--b\n--b\n--b\n",
+		"\n\n\n--b",
+	}
+	for _, body := range bodies {
+		for from := 0; from <= len(body); from++ {
+			if got, want := findDelimiter(body, "\n--b", from), referenceFindDelimiter(body, "--b", from); got != want {
+				t.Errorf("findDelimiter(%q, from %d) = %d, want %d", body, from, got, want)
+			}
+		}
+	}
+}
+
+func FuzzFindDelimiter(f *testing.F) {
+	f.Add("--b\r\nx\r\n--b\r\ny\r\n--b--\r\n", "b", 0)
+	f.Add("a-b--b-\n--b-\n--b\n\n--b", "b", 3)
+	f.Fuzz(func(t *testing.T, body, boundary string, from int) {
+		if boundary == "" || from < 0 || from > len(body) {
+			return
+		}
+		if got, want := findDelimiter(body, "\n--"+boundary, from), referenceFindDelimiter(body, "--"+boundary, from); got != want {
+			t.Fatalf("findDelimiter(%q, %q, %d) = %d, want %d", body, boundary, from, got, want)
+		}
+	})
+}
