@@ -2,6 +2,7 @@ package edm
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -106,4 +107,58 @@ func TestParseGuid(t *testing.T) {
 			t.Fatalf("ParseGuid of a canonical Guid made %v allocations, want 0", n)
 		}
 	})
+}
+
+// TestParseGuidEveryByte puts every byte value at every position of the D,
+// N, B and P forms and compares ParseGuid with a plain reading of the
+// rules: hex digits of either case, dashes exactly at 8, 13, 18 and 23 of
+// the D form, and nothing else.
+func TestParseGuidEveryByte(t *testing.T) {
+	reference := func(s string) (string, bool) {
+		if len(s) == 38 && (s[0] == '{' && s[37] == '}' || s[0] == '(' && s[37] == ')') {
+			s = s[1:37]
+		}
+		var digits []byte
+		switch len(s) {
+		case 36:
+			for i := 0; i < 36; i++ {
+				if i == 8 || i == 13 || i == 18 || i == 23 {
+					if s[i] != '-' {
+						return "", false
+					}
+					continue
+				}
+				digits = append(digits, s[i])
+			}
+		case 32:
+			digits = []byte(s)
+		default:
+			return "", false
+		}
+		for _, c := range digits {
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return "", false
+			}
+		}
+		d := strings.ToLower(string(digits))
+		return d[:8] + "-" + d[8:12] + "-" + d[12:16] + "-" + d[16:20] + "-" + d[20:], true
+	}
+	for _, form := range []string{
+		"c9da6455-213d-42c9-9a79-3e9149a57833",
+		"C9DA6455213D42C99A793E9149A57833",
+		"{c9da6455-213d-42c9-9a79-3e9149a57833}",
+		"(C9DA6455-213D-42C9-9A79-3E9149A57833)",
+	} {
+		for i := range len(form) {
+			for c := range 256 {
+				in := []byte(form)
+				in[i] = byte(c)
+				got, ok := ParseGuid(string(in))
+				want, wantOK := reference(string(in))
+				if got != want || ok != wantOK {
+					t.Fatalf("ParseGuid(%q) = (%q, %v), want (%q, %v)", in, got, ok, want, wantOK)
+				}
+			}
+		}
+	}
 }

@@ -134,16 +134,16 @@ const (
 type member struct {
 	nameStart, nameEnd int
 	valStart, valEnd   int // for strings, the content between the quotes
-	// nameBuf holds the unescaped name when the raw name has escapes.
-	nameBuf     []byte
-	nameEscaped bool
-	valEscaped  bool
-	integral    bool // a number with neither fraction nor exponent
-	kind        valueKind
-	role        memberRole
-	propLen     int  // annotations: length of the property part of the name
-	annotation  int  // properties: index of the type annotation, or -1
-	annotated   Type // annotations: the declared type
+	// nameBuf holds the unescaped name when the raw name has escapes, and
+	// is nil otherwise.
+	nameBuf    []byte
+	valEscaped bool
+	integral   bool // a number with neither fraction nor exponent
+	kind       valueKind
+	role       memberRole
+	propLen    int  // annotations: length of the property part of the name
+	annotation int  // properties: index of the type annotation, or -1
+	annotated  Type // annotations: the declared type
 	// hash is a hash of the unescaped name and, for an annotation,
 	// propHash one of its property's name: resolve compares them before
 	// comparing names.
@@ -188,7 +188,16 @@ func (d *decoder) syntax(msg string) *Error {
 	return &Error{Kind: ErrSyntax, Offset: d.pos, Msg: msg}
 }
 
+// skipSpace moves past JSON whitespace. Compact JSON, what the SDKs send,
+// has none, so the check for it is small enough to inline at every call.
 func (d *decoder) skipSpace() {
+	if d.pos < len(d.data) && d.data[d.pos] > ' ' {
+		return
+	}
+	d.skipSpaceSlow()
+}
+
+func (d *decoder) skipSpaceSlow() {
 	for d.pos < len(d.data) {
 		switch d.data[d.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -220,24 +229,29 @@ func (d *decoder) scanObject() error {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return d.syntax("expected a member name")
 		}
-		var m member
-		m.annotation = -1
-		m.nameStart = d.pos + 1
+		// The member is filled in place: it is large enough that building
+		// it on the stack and copying it in was a cost of its own.
+		d.members = append(d.members, member{annotation: -1, nameStart: d.pos + 1})
+		m := &d.members[len(d.members)-1]
 		esc, err := d.scanString()
 		if err != nil {
 			return err
 		}
-		m.nameEnd, m.nameEscaped = d.pos-1, esc
+		m.nameEnd = d.pos - 1
+		if esc {
+			// An escape always stands for at least one byte, so nameBuf
+			// is not nil.
+			m.nameBuf = unescape(nil, d.data[m.nameStart:m.nameEnd])
+		}
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 			return d.syntax("expected ':' after a member name")
 		}
 		d.pos++
 		d.skipSpace()
-		if err := d.scanValue(&m); err != nil {
+		if err := d.scanValue(m); err != nil {
 			return err
 		}
-		d.members = append(d.members, m)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return d.syntax("unterminated object")
@@ -345,12 +359,11 @@ func (d *decoder) scanString() (escaped bool, err error) {
 	}
 }
 
-// name returns a member's unescaped name without copying when it can.
+// name returns a member's unescaped name: nameBuf for a name written with
+// escapes (scanObject unescapes it), the input otherwise. It runs several
+// times per member and is small enough to inline.
 func (d *decoder) name(m *member) []byte {
-	if m.nameEscaped {
-		if m.nameBuf == nil {
-			m.nameBuf = unescape(nil, d.data[m.nameStart:m.nameEnd])
-		}
+	if m.nameBuf != nil {
 		return m.nameBuf
 	}
 	return d.data[m.nameStart:m.nameEnd]
