@@ -29,10 +29,14 @@ const keySeparator = 0x00
 
 // entityKey returns PartitionKey + "\x00" + RowKey.
 func entityKey(pk, rk string) []byte {
-	k := make([]byte, 0, len(pk)+1+len(rk))
-	k = append(k, pk...)
-	k = append(k, keySeparator)
-	return append(k, rk...)
+	return appendEntityKey(make([]byte, 0, len(pk)+1+len(rk)), pk, rk)
+}
+
+// appendEntityKey appends entityKey(pk, rk) to b.
+func appendEntityKey(b []byte, pk, rk string) []byte {
+	b = append(b, pk...)
+	b = append(b, keySeparator)
+	return append(b, rk...)
 }
 
 // splitKey is the inverse of entityKey. The PartitionKey ends at the first
@@ -61,7 +65,13 @@ func encodeEntity(e *model.Entity) ([]byte, error) {
 	for name, v := range e.Properties {
 		size += binary.MaxVarintLen64 + len(name) + 1 + 2*binary.MaxVarintLen64 + len(v.Str) + len(v.Bin)
 	}
-	b := make([]byte, 0, size)
+	return appendEntity(make([]byte, 0, size), e)
+}
+
+// appendEntity appends the encoding of e (see encodeEntity) to b. It walks
+// the properties once; on error it returns b as it was.
+func appendEntity(b []byte, e *model.Entity) ([]byte, error) {
+	start := len(b)
 	b = append(b, entityVersion1)
 	b = appendTime(b, e.Timestamp)
 	b = binary.AppendUvarint(b, uint64(len(e.Properties)))
@@ -90,7 +100,7 @@ func encodeEntity(e *model.Entity) ([]byte, error) {
 		case edm.DateTime:
 			b = appendTime(b, v.Time)
 		default:
-			return nil, fmt.Errorf("boltstore: property %q has invalid type %d", name, v.Type)
+			return b[:start], fmt.Errorf("boltstore: property %q has invalid type %d", name, v.Type)
 		}
 	}
 	return b, nil
