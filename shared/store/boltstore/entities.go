@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -196,14 +197,44 @@ func planWrite(ops []store.Op) ([]plannedOp, error) {
 // before any of them applies is the same as checking each in turn.
 func checkOps(b *bolt.Bucket, plan []plannedOp) ([]mutation, error) {
 	muts := make([]mutation, len(plan))
+	stored := storedValues{c: b.Cursor()}
 	for i, p := range plan {
-		m, err := checkOp(b.Get(p.key), p)
+		m, err := checkOp(stored.get(p.key), p)
 		if err != nil {
 			return nil, &store.OpError{Index: i, Err: err}
 		}
 		muts[i] = m
 	}
 	return muts, nil
+}
+
+// storedValues looks keys up with one cursor. Where Bucket.Get seeks from
+// the root for every key, it answers a key that lies between the last key
+// it sought and the stored key its cursor rests on without moving: a batch
+// that inserts ascending keys into an empty range (the SDKs' usual
+// transaction) costs one seek instead of one per entity. The bucket must
+// not change while it is in use.
+type storedValues struct {
+	c *bolt.Cursor
+	// sought is the last key sought, and k, v the first stored entry at or
+	// after it (k nil past the last one); valid once a seek has happened.
+	sought, k, v []byte
+	valid        bool
+}
+
+// get returns the value stored under key, or nil (as Bucket.Get does, also
+// for a nested bucket's key, which entity buckets never hold).
+func (s *storedValues) get(key []byte) []byte {
+	// No stored key lies in [sought, k), so for a key in [sought, k] the
+	// first stored key at or after it is still k.
+	if !s.valid || bytes.Compare(key, s.sought) < 0 || s.k != nil && bytes.Compare(key, s.k) > 0 {
+		s.k, s.v = s.c.Seek(key)
+		s.sought, s.valid = key, true
+	}
+	if s.k != nil && bytes.Equal(s.k, key) {
+		return s.v
+	}
+	return nil
 }
 
 func checkOp(current []byte, p plannedOp) (mutation, error) {

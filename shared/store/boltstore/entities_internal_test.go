@@ -1,14 +1,83 @@
 package boltstore
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
+
+// TestStoredValuesMatchesGet looks keys up with one cursor in the orders a
+// batch can name them (ascending through gaps, descending, repeated, before
+// the first and after the last stored key, in a bucket of several pages)
+// and compares every answer with Bucket.Get.
+func TestStoredValuesMatchesGet(t *testing.T) {
+	s, _ := openTemp(t)
+	t.Cleanup(func() { _ = s.Close() })
+	if _, err := s.CreateTable(context.Background(), "acct", "tbl"); err != nil {
+		t.Fatal(err)
+	}
+	key := func(n int) []byte { return entityKey("p", fmt.Sprintf("%05d", n)) }
+	// Every third key is stored, enough of them to span several pages.
+	if err := s.db.Update(func(tx *bolt.Tx) error {
+		b := entityBucket(tx, "acct", "tbl")
+		for n := 3; n < 3000; n += 3 {
+			if err := b.Put(key(n), []byte(fmt.Sprint(n))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ascending := make([]int, 0, 3100)
+	for n := range 3100 {
+		ascending = append(ascending, n)
+	}
+	descending := make([]int, 0, 3100)
+	for n := 3099; n >= 0; n-- {
+		descending = append(descending, n)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := make([]int, 500)
+	for i := range random {
+		random[i] = rng.IntN(3100)
+	}
+	for _, tc := range []struct {
+		name string
+		keys []int
+	}{
+		{"ascending", ascending},
+		{"descending", descending},
+		{"random", random},
+		{"repeated", []int{5, 6, 6, 6, 9, 9, 3, 3}},
+		{"after the last", []int{2999, 3000, 5000, 4000, 2998}},
+		{"before the first", []int{0, 1, 2, 3, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := s.db.View(func(tx *bolt.Tx) error {
+				b := entityBucket(tx, "acct", "tbl")
+				stored := storedValues{c: b.Cursor()}
+				for _, n := range tc.keys {
+					if got, want := stored.get(key(n)), b.Get(key(n)); string(got) != string(want) || (got == nil) != (want == nil) {
+						return fmt.Errorf("key %d: %q, Get %q", n, got, want)
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
 
 // TestPlanWriteSharesBuffers checks that the keys and values planWrite
 // packs into shared buffers are each op's own: the same bytes as encoding
