@@ -97,3 +97,21 @@ func FuzzFindDelimiter(f *testing.F) {
 		}
 	})
 }
+
+// TestValidHeaderValueEveryByte puts every byte value at every position of
+// values around the word size and compares validHeaderValue with the byte
+// table it speeds up.
+func TestValidHeaderValueEveryByte(t *testing.T) {
+	for size := 1; size <= 24; size++ {
+		for pos := range size {
+			for c := range 256 {
+				v := []byte(strings.Repeat("a", size))
+				v[pos] = byte(c)
+				want := headerByteClass[c]&classValue != 0
+				if got := validHeaderValue(string(v)); got != want {
+					t.Fatalf("validHeaderValue(%q) = %v, want %v", v, got, want)
+				}
+			}
+		}
+	}
+}

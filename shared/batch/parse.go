@@ -191,6 +191,16 @@ type parser struct {
 	fields []headerField
 	values stringSlab
 	urls   []url.URL
+	// lastTarget is the last request target parsed, with its Host header
+	// and its URL, for the next operation that sends the same.
+	lastTarget parsedTarget
+}
+
+// parsedTarget is a request target and what parseTarget made of it; url
+// is nil until a target has been parsed.
+type parsedTarget struct {
+	target, host string
+	url          *url.URL
 }
 
 // readHeaderBlock reads the MIME header block at the front of part and

@@ -188,3 +188,37 @@ func TestParseHeaders(t *testing.T) {
 		t.Errorf("boundaries = %q, %q", req.BatchBoundary, req.ChangesetBoundary)
 	}
 }
+
+// TestParseRepeatedTargets: operations that send the same target share its
+// parse, but each keeps a URL of its own, and the same origin-form path
+// under another Host header is another target.
+func TestParseRepeatedTargets(t *testing.T) {
+	part := func(target, host string) string {
+		return "--changeset_c\r\nContent-Type: application/http\r\n\r\n" +
+			"DELETE " + target + " HTTP/1.1\r\nHost: " + host + "\r\nIf-Match: *\r\n\r\n\r\n"
+	}
+	body := "--batch_b\r\nContent-Type: multipart/mixed; boundary=changeset_c\r\n\r\n" +
+		part("/acct/t(PartitionKey='p',RowKey='1')", "one.example") +
+		part("/acct/t(PartitionKey='p',RowKey='1')", "one.example") +
+		part("/acct/t(PartitionKey='p',RowKey='1')", "two.example") +
+		part("http://three.example/acct/t(PartitionKey='p',RowKey='1')", "ignored.example") +
+		part("http://three.example/acct/t(PartitionKey='p',RowKey='1')", "ignored.example") +
+		"--changeset_c--\r\n--batch_b--\r\n"
+	req, err := batch.Parse("multipart/mixed; boundary=batch_b", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hosts []string
+	for _, op := range req.Operations {
+		hosts = append(hosts, op.URL.Host+op.URL.Path)
+	}
+	const path = "/acct/t(PartitionKey='p',RowKey='1')"
+	want := []string{"one.example" + path, "one.example" + path, "two.example" + path, "three.example" + path, "three.example" + path}
+	if strings.Join(hosts, " ") != strings.Join(want, " ") {
+		t.Fatalf("URLs = %q, want %q", hosts, want)
+	}
+	req.Operations[0].URL.Path = "/changed"
+	if req.Operations[1].URL.Path != path {
+		t.Errorf("changing one operation's URL changed another's: %q", req.Operations[1].URL.Path)
+	}
+}
