@@ -77,8 +77,10 @@ func (s *Service) Batch(ctx context.Context, sc Scope, table string, ops []Batch
 	// One Timestamp for the whole transaction: its writes happen at once.
 	ts := s.clock.next()
 	storeOps := make([]store.Op, len(ops))
-	type key struct{ pk, rk string }
-	seen := make(map[key]bool, len(ops))
+	// RowKeys in ascending order, as clients usually send them, cannot
+	// repeat within the one partition; only once one is out of order does
+	// a set of the RowKeys seen so far take over.
+	var seen map[string]bool
 	for i, op := range ops {
 		var (
 			so  store.Op
@@ -101,11 +103,19 @@ func (s *Service) Batch(ctx context.Context, sc Scope, table string, ops []Batch
 		if i > 0 && so.Entity.PartitionKey != storeOps[0].Entity.PartitionKey {
 			return nil, &BatchError{i, apierr.New(apierr.CommandsInBatchActOnDifferentPartitions)}
 		}
-		k := key{so.Entity.PartitionKey, so.Entity.RowKey}
-		if seen[k] {
-			return nil, &BatchError{i, apierr.New(apierr.InvalidDuplicateRow)}
+		rk := so.Entity.RowKey
+		if seen == nil && i > 0 && storeOps[i-1].Entity.RowKey >= rk {
+			seen = make(map[string]bool, len(ops))
+			for _, prev := range storeOps[:i] {
+				seen[prev.Entity.RowKey] = true
+			}
 		}
-		seen[k] = true
+		if seen != nil {
+			if seen[rk] {
+				return nil, &BatchError{i, apierr.New(apierr.InvalidDuplicateRow)}
+			}
+			seen[rk] = true
+		}
 		storeOps[i] = so
 	}
 	if err := s.store.Write(ctx, sc.Account, table, storeOps); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 )
 
@@ -61,5 +62,49 @@ func TestBatchSharesOneTimestamp(t *testing.T) {
 	}
 	if !after.Timestamp.After(first) {
 		t.Errorf("a write after the transaction got %v, not after %v", after.Timestamp, first)
+	}
+}
+
+// TestBatchRefusesRepeatedRows: an entity named twice is 400
+// InvalidDuplicateRow at its second operation, whether the RowKeys before
+// it ascend or not, and a transaction of distinct rows in any order passes.
+func TestBatchRefusesRepeatedRows(t *testing.T) {
+	s := newBoltService(t, nil)
+	ctx := context.Background()
+	sc := Scope{Account: "acct"}
+	if _, err := s.CreateTable(ctx, sc, "batchdup"); err != nil {
+		t.Fatal(err)
+	}
+	insert := func(rk string) BatchOp {
+		return BatchOp{Kind: BatchInsert, Body: []byte(`{"PartitionKey":"p","RowKey":"` + rk + `"}`)}
+	}
+	for _, tc := range []struct {
+		name    string
+		rows    []string
+		wantErr int // index of the failing op, or -1
+	}{
+		{"ascending", []string{"a1", "a2", "a3"}, -1},
+		{"out of order", []string{"b3", "b1", "b2"}, -1},
+		{"adjacent repeat", []string{"c1", "c1"}, 1},
+		{"repeat after ascending run", []string{"d1", "d2", "d3", "d2"}, 3},
+		{"repeat after disorder", []string{"e3", "e1", "e3"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ops := make([]BatchOp, len(tc.rows))
+			for i, rk := range tc.rows {
+				ops[i] = insert(rk)
+			}
+			_, err := s.Batch(ctx, sc, "batchdup", ops)
+			if tc.wantErr < 0 {
+				if err != nil {
+					t.Fatalf("Batch = %v, want success", err)
+				}
+				return
+			}
+			be, ok := err.(*BatchError)
+			if !ok || be.Index != tc.wantErr || be.APIError().Code != apierr.InvalidDuplicateRow {
+				t.Fatalf("Batch = %v, want InvalidDuplicateRow at %d", err, tc.wantErr)
+			}
+		})
 	}
 }

@@ -116,10 +116,10 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 // made 200 allocations here, and sizing each value walked its map twice.
 func planWrite(ops []store.Op) ([]plannedOp, error) {
 	plan := make([]plannedOp, len(ops))
+	// Keys in ascending order, as a batch usually names them, cannot
+	// repeat; only once one is out of order does a set of the keys seen
+	// so far take over (a set from the start cost an allocation per key).
 	var seen map[string]int
-	if len(ops) > 1 {
-		seen = make(map[string]int, len(ops))
-	}
 	keysLen := 0
 	for _, op := range ops {
 		if op.Entity != nil {
@@ -144,6 +144,12 @@ func planWrite(ops []store.Op) ([]plannedOp, error) {
 		key := keys[start:len(keys):len(keys)]
 		if len(key) > bolt.MaxKeySize {
 			return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: keys of %d bytes: %w", len(key), store.ErrKeyTooLong)}
+		}
+		if seen == nil && i > 0 && bytes.Compare(plan[i-1].key, key) >= 0 {
+			seen = make(map[string]int, len(ops))
+			for j := range i {
+				seen[string(plan[j].key)] = j
+			}
 		}
 		if seen != nil {
 			if j, dup := seen[string(key)]; dup {

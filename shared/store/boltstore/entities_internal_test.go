@@ -134,3 +134,36 @@ func TestPlanWriteRefusesInvalidType(t *testing.T) {
 		t.Fatalf("planWrite = %v, want an OpError at index 1", err)
 	}
 }
+
+// TestPlanWriteFindsRepeatedEntities: an entity named twice is refused at
+// its second op, whether the keys before it ascend (no set of keys is kept)
+// or not.
+func TestPlanWriteFindsRepeatedEntities(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		rows    []string
+		wantErr int // index of the failing op, or -1
+	}{
+		{"ascending", []string{"1", "2", "3"}, -1},
+		{"out of order", []string{"3", "1", "2"}, -1},
+		{"adjacent repeat", []string{"1", "1"}, 1},
+		{"repeat after ascending run", []string{"1", "2", "3", "2"}, 3},
+		{"repeat after disorder", []string{"3", "1", "3"}, 2},
+		{"repeat of the first, late", []string{"5", "6", "4", "7", "5"}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ops := make([]store.Op, len(tc.rows))
+			for i, rk := range tc.rows {
+				ops[i] = store.Op{Kind: store.OpDelete, Entity: &model.Entity{PartitionKey: "p", RowKey: rk}}
+			}
+			_, err := planWrite(ops)
+			var oe *store.OpError
+			switch {
+			case tc.wantErr < 0 && err != nil:
+				t.Fatalf("planWrite = %v, want no error", err)
+			case tc.wantErr >= 0 && (!errors.As(err, &oe) || oe.Index != tc.wantErr):
+				t.Fatalf("planWrite = %v, want an OpError at index %d", err, tc.wantErr)
+			}
+		})
+	}
+}
