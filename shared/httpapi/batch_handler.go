@@ -45,7 +45,7 @@ func (h *Handler) batch(c *call) (*response, error) {
 		}
 		if i == 0 {
 			table = opTable
-		} else if !strings.EqualFold(opTable, table) {
+		} else if opTable != table && !strings.EqualFold(opTable, table) {
 			// A second table is a second entity group.
 			return h.batchFailure(c, op.Fail(apierr.New(apierr.CommandsInBatchActOnDifferentPartitions)))
 		}

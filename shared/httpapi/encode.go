@@ -181,7 +181,7 @@ func entityLocation(baseURL, table string, e *model.Entity) string {
 // nothing url.PathEscape would change, so it is written as it is.
 func writeKeyLiteral(b *strings.Builder, k string) {
 	for i := 0; i < len(k); i++ {
-		if !isUnreserved(k[i]) {
+		if !unreserved[k[i]] {
 			b.WriteString(keyLiteral(k))
 			return
 		}
@@ -191,10 +191,13 @@ func writeKeyLiteral(b *strings.Builder, k string) {
 	b.WriteByte('\'')
 }
 
-// isUnreserved reports whether c is an RFC 3986 unreserved character, which
-// no URL encoding changes.
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
-}
+// unreserved holds the RFC 3986 unreserved characters, which no URL
+// encoding changes.
+var unreserved = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+	}
+	return t
+}()
 
 func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.0000000Z") }

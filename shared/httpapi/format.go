@@ -94,9 +94,9 @@ func preferenceOf(header http.Header) (noContent, explicit bool) {
 			var p string
 			p, v, more = strings.Cut(v, ",")
 			switch p = strings.TrimSpace(p); {
-			case strings.EqualFold(p, "return-no-content"):
+			case p == "return-no-content" || strings.EqualFold(p, "return-no-content"):
 				return true, true
-			case strings.EqualFold(p, "return-content"):
+			case p == "return-content" || strings.EqualFold(p, "return-content"):
 				return false, true
 			}
 		}
