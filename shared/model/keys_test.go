@@ -53,3 +53,15 @@ func TestValidateKey(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateKeyEveryASCIIByte spells the forbidden ASCII characters out
+// once more and checks each of the 128 against ValidateKey's table.
+func TestValidateKeyEveryASCIIByte(t *testing.T) {
+	for c := 0; c < 0x80; c++ {
+		forbidden := c < 0x20 || c == 0x7f || strings.ContainsRune(`/\#?`, rune(c))
+		err := ValidateKey("a"+string(rune(c))+"b", false)
+		if (err != nil) != forbidden {
+			t.Errorf("byte %#x: ValidateKey error %v, want forbidden=%v", c, err, forbidden)
+		}
+	}
+}
