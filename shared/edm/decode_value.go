@@ -117,14 +117,29 @@ func parseInteger(b []byte, bits int) (int64, bool) {
 		limit++
 	}
 	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
+	if len(b) <= 18 {
+		// 18 digits cannot overflow the accumulator (10^18 < 2^63), so
+		// the range is checked once instead of with a division per digit.
+		for _, c := range b {
+			d := c - '0'
+			if d > 9 {
+				return 0, false
+			}
+			n = n*10 + uint64(d)
+		}
+		if n > limit {
 			return 0, false
 		}
-		if n > (limit-uint64(c-'0'))/10 {
-			return 0, false
+	} else {
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			if n > (limit-uint64(c-'0'))/10 {
+				return 0, false
+			}
+			n = n*10 + uint64(c-'0')
 		}
-		n = n*10 + uint64(c-'0')
 	}
 	if neg {
 		return -int64(n), true // n == 1<<63 wraps to MinInt64, as intended

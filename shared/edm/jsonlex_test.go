@@ -1,6 +1,10 @@
 package edm
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // TestSkipPlain compares the eight-bytes-at-a-time scan with the byte loop
 // it replaces, for every byte value at every position of buffers around
@@ -62,6 +66,28 @@ func TestHashNameTellsLongNamesApart(t *testing.T) {
 			other[i] = '_'
 			if hashName(other) == h {
 				t.Errorf("size %d: changing byte %d keeps hash %#x", size, i, h)
+			}
+		}
+	}
+}
+
+// TestParseIntegerMatchesStrconv compares parseInteger with
+// strconv.ParseInt around both integer ranges and the 18-digit length up
+// to which it checks the range once at the end.
+func TestParseIntegerMatchesStrconv(t *testing.T) {
+	inputs := []string{
+		"0", "-0", "7", "-7", "00000000000000000012", "123456789012345678", "999999999999999999",
+		"1000000000000000000", "-999999999999999999", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "-9223372036854775809", "18446744073709551616", "99999999999999999999",
+		"2147483647", "2147483648", "-2147483648", "-2147483649", "000000000000000002147483648",
+		"", "-", "12a", "1.0", "+1", " 1", "1 ", "--1", "１",
+	}
+	for _, bits := range []int{32, 64} {
+		for _, in := range inputs {
+			got, ok := parseInteger([]byte(in), bits)
+			want, err := strconv.ParseInt(in, 10, bits)
+			if wantOK := err == nil && !strings.HasPrefix(in, "+"); ok != wantOK || ok && got != want {
+				t.Errorf("parseInteger(%q, %d) = %d, %v; strconv: %d, %v", in, bits, got, ok, want, err)
 			}
 		}
 	}
