@@ -486,20 +486,28 @@ func (d *decoder) resolve() error {
 	return nil
 }
 
-// hashName is enough to tell names apart before comparing them: FNV-1a
-// for a short name, and for a longer one a multiply-xorshift mix of its
-// length and its 8-byte words (the last one overlapping), which costs a
-// few instructions per word instead of per byte.
+// hashName is enough to tell names apart before comparing them: a
+// multiply-xorshift mix of the name's length and its 8-byte words (the last
+// one overlapping, or for a short name its one word zero-padded), which
+// costs a few instructions per word instead of per byte.
 func hashName(n []byte) uint32 {
-	if len(n) < 8 {
-		h := uint32(2166136261)
-		for _, c := range n {
-			h = (h ^ uint32(c)) * 16777619
-		}
-		return h
-	}
 	const mul = 0x9E3779B97F4A7C15
 	h := uint64(len(n)) * mul
+	if len(n) <= 8 {
+		var w uint64
+		if cap(n) >= 8 {
+			// A name is a slice of the body (or of its unescaped copy),
+			// so the word can usually be read in place and masked (a
+			// shift by 64 is 0 in Go, so 8 bytes keep the whole word).
+			w = binary.LittleEndian.Uint64(n[:8]) & (1<<(8*len(n)) - 1)
+		} else {
+			var buf [8]byte
+			copy(buf[:], n)
+			w = binary.LittleEndian.Uint64(buf[:])
+		}
+		h = (h ^ w) * mul
+		return uint32(h ^ h>>32)
+	}
 	last := binary.LittleEndian.Uint64(n[len(n)-8:])
 	for ; len(n) > 8; n = n[8:] {
 		h = (h ^ binary.LittleEndian.Uint64(n)) * mul
@@ -516,7 +524,7 @@ func (d *decoder) duplicate(m *member) error {
 // annotationType reads the Edm type an "@odata.type" annotation declares.
 func (d *decoder) annotationType(a *member) (Type, error) {
 	if a.kind == kindString {
-		if t, ok := ParseType(string(d.stringBytes(a))); ok {
+		if t, ok := parseTypeBytes(d.stringBytes(a)); ok {
 			return t, nil
 		}
 	}

@@ -92,3 +92,28 @@ func TestParseIntegerMatchesStrconv(t *testing.T) {
 		}
 	}
 }
+
+// TestHashNameIgnoresCapacity: a short name hashes the same whether its
+// word is read in place (masked) or copied, so a property and the
+// annotation naming it always meet.
+func TestHashNameIgnoresCapacity(t *testing.T) {
+	for size := 0; size <= 9; size++ {
+		name := []byte("Abcdefghi"[:size])
+		tight := append(make([]byte, 0, size), name...)
+		padded := append(append(make([]byte, 0, 32), name...), "@odata.type garbage"...)
+		if a, b := hashName(tight), hashName(padded[:size]); a != b {
+			t.Errorf("%q: hash %#x with capacity %d, %#x with capacity %d", name, a, cap(tight), b, cap(padded))
+		}
+	}
+}
+
+func TestParseTypeBytesMatchesParseType(t *testing.T) {
+	for _, name := range []string{"Edm.Binary", "Edm.Boolean", "Edm.DateTime", "Edm.Double", "Edm.Guid",
+		"Edm.Int32", "Edm.Int64", "Edm.String", "", "Edm.", "edm.string", "Edm.Decimal", "Edm.Int16", "Edm.String "} {
+		gotType, gotOK := parseTypeBytes([]byte(name))
+		wantType, wantOK := ParseType(name)
+		if gotType != wantType || gotOK != wantOK {
+			t.Errorf("parseTypeBytes(%q) = %v, %v; ParseType: %v, %v", name, gotType, gotOK, wantType, wantOK)
+		}
+	}
+}
