@@ -47,8 +47,9 @@ func TestSplitMultipart(t *testing.T) {
 }
 
 // referenceFindDelimiter is findDelimiter as it was before it searched for
-// the line break and the delimiter together: every occurrence of the
-// delimiter, kept if it starts a line.
+// the line break and the delimiter together (with delimiterSearch): every
+// occurrence of the delimiter found by strings.Index, kept if it starts a
+// line.
 func referenceFindDelimiter(body, delimiter string, from int) int {
 	for from <= len(body) {
 		i := strings.Index(body[from:], delimiter)
@@ -78,7 +79,7 @@ func TestFindDelimiterMatchesReference(t *testing.T) {
 	}
 	for _, body := range bodies {
 		for from := 0; from <= len(body); from++ {
-			if got, want := findDelimiter(body, "\n--b", from), referenceFindDelimiter(body, "--b", from); got != want {
+			if got, want := findDelimiter(body, newDelimiterSearch("b"), from), referenceFindDelimiter(body, "--b", from); got != want {
 				t.Errorf("findDelimiter(%q, from %d) = %d, want %d", body, from, got, want)
 			}
 		}
@@ -92,7 +93,7 @@ func FuzzFindDelimiter(f *testing.F) {
 		if boundary == "" || from < 0 || from > len(body) {
 			return
 		}
-		if got, want := findDelimiter(body, "\n--"+boundary, from), referenceFindDelimiter(body, "--"+boundary, from); got != want {
+		if got, want := findDelimiter(body, newDelimiterSearch(boundary), from), referenceFindDelimiter(body, "--"+boundary, from); got != want {
 			t.Fatalf("findDelimiter(%q, %q, %d) = %d, want %d", body, boundary, from, got, want)
 		}
 	})
@@ -111,6 +112,30 @@ func TestValidHeaderValueEveryByte(t *testing.T) {
 				if got := validHeaderValue(string(v)); got != want {
 					t.Fatalf("validHeaderValue(%q) = %v, want %v", v, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestDelimiterSearchMatchesIndex compares the Horspool search with
+// strings.Index for boundaries whose bytes repeat in the text, from every
+// offset, including a boundary longer than the 255 bytes a shift can hold.
+func TestDelimiterSearchMatchesIndex(t *testing.T) {
+	long := strings.Repeat("ab-", 100)
+	for _, tc := range []struct{ boundary, body string }{
+		{"b", "--b\n--b\n-\n--\n--bb\n--b"},
+		{"changeset_8a7b", "x\n--changeset_8a7\n--changeset_8a7b\n--changeset_8a7b--"},
+		{"aaa", "aaaa\n--aa\n--aaa\n--aaaa"},
+		{long, "\n--" + long[:200] + "\n--" + long + "x\n--" + long},
+	} {
+		s := newDelimiterSearch(tc.boundary)
+		for from := 0; from <= len(tc.body); from++ {
+			want := strings.Index(tc.body[from:], "\n--"+tc.boundary)
+			if want >= 0 {
+				want += from
+			}
+			if got := s.index(tc.body, from); got != want {
+				t.Fatalf("boundary %q, from %d: index = %d, want %d", tc.boundary, from, got, want)
 			}
 		}
 	}
