@@ -84,6 +84,12 @@ func Parse(contentType string, body io.Reader) (*Request, error) {
 // *http.MaxBytesError of an http.MaxBytesReader; another read error is 400
 // InvalidInput.
 func ReadBody(body io.Reader, size int64) ([]byte, error) {
+	return ReadBodyInto(nil, body, size)
+}
+
+// ReadBodyInto is ReadBody reusing buf, whatever it holds, when its
+// capacity takes the declared body, for a caller that recycles buffers.
+func ReadBodyInto(buf []byte, body io.Reader, size int64) ([]byte, error) {
 	if size > MaxBodyBytes {
 		return nil, apierr.New(apierr.RequestBodyTooLarge)
 	}
@@ -98,7 +104,10 @@ func ReadBody(body io.Reader, size int64) ([]byte, error) {
 	if size >= 0 {
 		capacity = min(size, MaxBodyBytes) + 1
 	}
-	data := make([]byte, 0, capacity)
+	data := buf[:0]
+	if int64(cap(data)) < capacity {
+		data = make([]byte, 0, capacity)
+	}
 	for {
 		if len(data) == cap(data) {
 			// Double rather than append's 1.25 for large slices: a body

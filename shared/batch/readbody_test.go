@@ -62,6 +62,39 @@ func TestReadBody(t *testing.T) {
 	}
 }
 
+// TestReadBodyInto: a buffer whose capacity takes the declared body is
+// reused whatever it held, a smaller one is not touched, and the body read
+// is the same either way.
+func TestReadBodyInto(t *testing.T) {
+	body := changesetBody(op(insertRequest))
+	for _, tt := range []struct {
+		name   string
+		buf    []byte
+		size   int64
+		reused bool
+	}{
+		{"nil buffer", nil, int64(len(body)), false},
+		{"large enough, holding old data", append(make([]byte, 0, len(body)+1), "stale stale stale"...), int64(len(body)), true},
+		{"too small", make([]byte, 3, len(body)-1), int64(len(body)), false},
+		{"unknown size, small buffer", make([]byte, 0, 100), -1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := append([]byte(nil), tt.buf...)
+			got, err := batch.ReadBodyInto(tt.buf, onlyReader{strings.NewReader(body)}, tt.size)
+			if err != nil || string(got) != body {
+				t.Fatalf("ReadBodyInto = %q, %v", got, err)
+			}
+			reused := cap(tt.buf) > 0 && &got[:1][0] == &tt.buf[:1][0]
+			if reused != tt.reused {
+				t.Errorf("buffer reused = %v, want %v", reused, tt.reused)
+			}
+			if !tt.reused && !bytes.Equal(tt.buf, before) {
+				t.Errorf("a buffer too small was changed: %q, was %q", tt.buf, before)
+			}
+		})
+	}
+}
+
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) {
