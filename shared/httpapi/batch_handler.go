@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
@@ -19,10 +20,13 @@ import (
 func (h *Handler) batch(c *call) (*response, error) {
 	// One read into a buffer of the declared size; ReadBody answers 413
 	// past the 4 MiB limit.
-	data, err := batch.ReadBody(c.r.Body, c.r.ContentLength)
+	data, err := batch.ReadBodyInto(getBatchBuffer(), c.r.Body, c.r.ContentLength)
 	if err != nil {
 		return nil, err
 	}
+	// Nothing this returns refers to data: the entities, the response and
+	// any error message are built from copies.
+	defer putBatchBuffer(data)
 	req, err := batch.ParseBytes(c.r.Header.Get("Content-Type"), data)
 	if err != nil {
 		var oe *batch.OperationError
@@ -97,11 +101,36 @@ func (h *Handler) batch(c *call) (*response, error) {
 		parts[i].ContentID = op.ContentID
 	}
 	b := h.batchBoundaries()
-	body, err := batch.AppendResponse(nil, b, parts)
+	body, err := batch.AppendResponse(getBatchBuffer(), b, parts)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InternalError, err)
 	}
-	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body}, nil
+	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body, recycleBody: true}, nil
+}
+
+// batchBuffers recycles the request and response bodies of entity group
+// transactions, tens of KiB each: they were a fifth of the bytes a
+// 100-insert batch allocated, and allocation drives the garbage collector.
+// It holds *[]byte of length 0.
+var batchBuffers sync.Pool
+
+// maxPooledBatchBuffer keeps a rare huge batch from pinning its buffers.
+const maxPooledBatchBuffer = 1 << 20
+
+func getBatchBuffer() []byte {
+	if p, ok := batchBuffers.Get().(*[]byte); ok {
+		return *p
+	}
+	return nil
+}
+
+// putBatchBuffer hands b back for reuse; nothing may refer to it after.
+func putBatchBuffer(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledBatchBuffer {
+		return
+	}
+	b = b[:0]
+	batchBuffers.Put(&b)
 }
 
 // batchOperation resolves one changeset operation: its target, its

@@ -3,10 +3,12 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,67 +88,118 @@ func (w *discardWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// BenchmarkBatchInsert100 drives the real handler over a bbolt store with
-// the load benchmark's batch phase: one entity group transaction of 100
-// inserts of the bench entity per iteration, each into a new partition,
-// signed with SharedKeyLite as the bench signs it. It is the CPU budget of
-// a batch on the local server (issue 3); compare instruction counts
-// (callgrind) rather than wall time on a shared machine.
-func BenchmarkBatchInsert100(b *testing.B) {
-	st, err := boltstore.Open(filepath.Join(b.TempDir(), "bench.db"))
+// batchHarness drives the real handler over a bbolt store in a temp dir
+// with load-benchmark batches, signed with SharedKeyLite as the bench
+// signs them.
+type batchHarness struct {
+	h      *httpapi.Handler
+	signed *http.Request
+}
+
+func newBatchHarness(tb testing.TB, table string) *batchHarness {
+	tb.Helper()
+	st, err := boltstore.Open(filepath.Join(tb.TempDir(), "bench.db"))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.Cleanup(func() {
+	tb.Cleanup(func() {
 		if err := st.Close(); err != nil {
-			b.Error(err)
+			tb.Error(err)
 		}
 	})
-	const table = "bench"
 	if _, err := st.CreateTable(context.Background(), auth.DevStoreAccountName, table); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	h, err := httpapi.NewHandler(st, []auth.Account{auth.DevStoreAccount()}, httpapi.Options{})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	tmpl := newBatchTemplate(table, 100)
 	// The signature covers the date and the path, not the body, so one
-	// signed header set serves every iteration.
+	// signed header set serves every request.
 	signed, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:10877/devstoreaccount1/$batch", nil)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	signed.Header = http.Header{
 		"X-Ms-Version":       {"2019-02-02"},
 		"Dataserviceversion": {"3.0"},
 		"Accept":             {"application/json;odata=minimalmetadata"},
-		"Content-Type":       {tmpl.contentType},
 		"X-Ms-Date":          {time.Now().UTC().Format(http.TimeFormat)},
 	}
 	if err := auth.SignSharedKeyLite(signed, auth.DevStoreAccountName, auth.DevStoreAccount().Keys[0]); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
+	return &batchHarness{h: h, signed: signed}
+}
+
+// send serves one $batch request of body into w.
+func (bh *batchHarness) send(w *discardWriter, contentType string, body []byte) {
+	r := *bh.signed
+	r.Header = bh.signed.Header.Clone()
+	r.Header["Content-Type"] = []string{contentType}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.RequestURI = "/devstoreaccount1/$batch"
+	r.RemoteAddr = "127.0.0.1:50000"
+	w.header = http.Header{}
+	bh.h.ServeHTTP(w, &r)
+}
+
+// BenchmarkBatchInsert100 drives the real handler over a bbolt store with
+// the load benchmark's batch phase: one entity group transaction of 100
+// inserts of the bench entity per iteration, each into a new partition. It
+// is the CPU budget of a batch on the local server (issue 3); compare
+// instruction counts (callgrind) rather than wall time on a shared machine.
+func BenchmarkBatchInsert100(b *testing.B) {
+	bh := newBatchHarness(b, "bench")
+	tmpl := newBatchTemplate("bench", 100)
 	w := &discardWriter{}
-	reader := bytes.NewReader(nil)
 	partition := 0
 	b.SetBytes(int64(len(tmpl.body)))
 	b.ReportAllocs()
 	for b.Loop() {
 		partition++
 		tmpl.setPartition(partition)
-		reader.Reset(tmpl.body)
-		r := *signed
-		r.Body = io.NopCloser(reader)
-		r.ContentLength = int64(len(tmpl.body))
-		r.RequestURI = "/devstoreaccount1/$batch"
-		r.RemoteAddr = "127.0.0.1:50000"
-		w.header = http.Header{}
-		h.ServeHTTP(w, &r)
+		bh.send(w, tmpl.contentType, tmpl.body)
 		// A failed transaction is still 202, with one part of about 1 KB;
 		// 100 parts of about 500 bytes are far longer.
 		if w.status != http.StatusAccepted || len(w.body) < 100*400 {
 			b.Fatalf("status %d: %s", w.status, w.body[:min(len(w.body), 2048)])
+		}
+	}
+}
+
+// TestBatchBuffersAreNotShared sends transactions from several goroutines
+// at once, each into its own partitions, while the handler recycles batch
+// request and response buffers: every response must carry its own 100
+// parts, each naming its own partition, and none of another request's.
+func TestBatchBuffersAreNotShared(t *testing.T) {
+	bh := newBatchHarness(t, "recycled")
+	const clients, rounds = 4, 5
+	errs := make(chan error, clients)
+	for client := range clients {
+		go func() {
+			tmpl := newBatchTemplate("recycled", 100)
+			w := &discardWriter{}
+			for round := range rounds {
+				partition := client*rounds + round + 1
+				tmpl.setPartition(partition)
+				bh.send(w, tmpl.contentType, tmpl.body)
+				want := fmt.Sprintf("PartitionKey='b0001-%06d'", partition)
+				body := string(w.body)
+				// Location and DataServiceId name the entity of each part.
+				if w.status != http.StatusAccepted || strings.Count(body, "HTTP/1.1 204 ") != 100 ||
+					strings.Count(body, want) != 200 || strings.Count(body, "PartitionKey=") != 200 {
+					errs <- fmt.Errorf("partition %d: status %d, body:\n%.2000s", partition, w.status, w.body)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
 		}
 	}
 }

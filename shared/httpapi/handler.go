@@ -116,6 +116,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status = h.writeError(c, err)
 	} else {
 		status = h.writeResponse(c, resp)
+		if resp.recycleBody {
+			putBatchBuffer(resp.body)
+		}
 	}
 	if h.opts.LogRequests {
 		h.log.LogAttrs(ctx, slog.LevelInfo, "request",

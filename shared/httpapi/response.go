@@ -18,6 +18,9 @@ type response struct {
 	header      http.Header // extra headers; may be nil
 	contentType string
 	body        []byte
+	// recycleBody hands body back to batchBuffers once it is written
+	// (ResponseWriter.Write, like every io.Writer, keeps no reference).
+	recycleBody bool
 }
 
 const (
