@@ -34,8 +34,9 @@ import (
 var errMessageTooLarge = errors.New("message too large")
 
 // headerField is one header line of a block: the name as sent, its
-// canonical key and the value.
-type headerField struct{ name, key, value string }
+// canonical key and the value. line is the raw line when the field took
+// one line (no continuation), for previousField.
+type headerField struct{ line, name, key, value string }
 
 // readHeaderFields parses the header block at the front of text, appends
 // its fields to fields, and returns the offset in text just past the block.
@@ -59,11 +60,18 @@ func readHeaderFields(fields []headerField, text string) ([]headerField, int, er
 		if line == "" {
 			return fields, pos, nil
 		}
+		continued := pos < len(text) && (text[pos] == ' ' || text[pos] == '\t')
+		if !continued {
+			if f, ok := previousField(fields, line); ok {
+				fields = append(fields, f)
+				continue
+			}
+		}
 		if strings.IndexByte(line, ':') < 0 {
 			return fields, pos, textproto.ProtocolError(fmt.Sprintf("malformed MIME header: missing colon: %q", line))
 		}
 		kv := trimSpaceTab(line)
-		if pos < len(text) && (text[pos] == ' ' || text[pos] == '\t') {
+		if continued {
 			kv, pos = joinContinuation(kv, text, pos)
 		}
 		k, v, _ := strings.Cut(kv, ":")
@@ -79,18 +87,37 @@ func readHeaderFields(fields []headerField, text string) ([]headerField, int, er
 			// the value, so its message shows the canonical name.
 			return fields, pos, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", key+kv[len(k):]))
 		}
-		fields = append(fields, headerField{name: k, key: key, value: trimLeftSpaceTab(v)})
+		f := headerField{name: k, key: key, value: trimLeftSpaceTab(v)}
+		if !continued {
+			f.line = line
+		}
+		fields = append(fields, f)
 	}
 }
 
-// previousKey returns the canonical key of name if the field that an
-// earlier block left in the slot of fields' backing array where this one
-// goes had the same name. The operations of a changeset repeat one header
-// layout, so a caller that reuses its slice from block to block (as the
-// parser does) canonicalizes each spelling once rather than once per
-// operation, which was a twentieth of a 100-insert batch. Only fields
-// readHeaderFields accepted are ever stored there, so the key is the one
-// canonicalHeaderKey gives name.
+// previousField returns the field that an earlier block left in the slot
+// of fields' backing array where this one goes, if it was read from the
+// same one-line text: key and value are functions of the line, so they
+// are that field's. The operations of a changeset repeat most of their
+// header lines, and a caller that reuses its slice from block to block (as
+// the parser does) checks each such line once rather than once per
+// operation. Only fields readHeaderFields accepted are ever stored there.
+func previousField(fields []headerField, line string) (headerField, bool) {
+	if n := len(fields); n < cap(fields) {
+		if f := fields[:n+1][n]; f.line == line && line != "" {
+			return f, true
+		}
+	}
+	return headerField{}, false
+}
+
+// previousKey is previousField for a line that differs but names the same
+// header (Content-Length: 397, then 398): it returns the canonical key of
+// name if the field in that slot had the same name, so each spelling is
+// canonicalized once per changeset rather than once per operation, which
+// was a twentieth of a 100-insert batch. Only fields readHeaderFields
+// accepted are ever stored there, so the key is the one canonicalHeaderKey
+// gives name.
 func previousKey(fields []headerField, name string) (string, bool) {
 	if n := len(fields); n < cap(fields) {
 		if f := fields[:n+1][n]; f.name == name && name != "" {
