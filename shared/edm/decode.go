@@ -134,16 +134,19 @@ const (
 type member struct {
 	nameStart, nameEnd int
 	valStart, valEnd   int // for strings, the content between the quotes
-	// nameBuf holds the unescaped name when the raw name has escapes, and
-	// is nil otherwise.
-	nameBuf    []byte
-	valEscaped bool
-	integral   bool // a number with neither fraction nor exponent
-	kind       valueKind
-	role       memberRole
-	propLen    int  // annotations: length of the property part of the name
-	annotation int  // properties: index of the type annotation, or -1
-	annotated  Type // annotations: the declared type
+	// nameEscaped tells that the name has escapes; unescapedA..unescapedB
+	// is then the unescaped name in the decoder's unescaped buffer. (A
+	// member holds no pointer, so filling one needs no write barrier and
+	// nothing has to be cleared before the decoder is pooled again.)
+	nameEscaped            bool
+	unescapedA, unescapedB int
+	valEscaped             bool
+	integral               bool // a number with neither fraction nor exponent
+	kind                   valueKind
+	role                   memberRole
+	propLen                int  // annotations: length of the property part of the name
+	annotation             int  // properties: index of the type annotation, or -1
+	annotated              Type // annotations: the declared type
 	// hash is a hash of the unescaped name and, for an annotation,
 	// propHash one of its property's name: resolve compares them before
 	// comparing names.
@@ -159,7 +162,9 @@ type decoder struct {
 	data    []byte
 	pos     int
 	members []member
-	scratch []byte
+	// unescaped holds the names written with escapes, unescaped.
+	unescaped []byte
+	scratch   []byte
 	// arena collects the strings of one decode, and text is the arena as a
 	// string (see collectStrings).
 	arena []byte
@@ -174,13 +179,10 @@ var decoderPool = sync.Pool{New: func() any { return &decoder{members: make([]me
 const maxPooledMembers = 1024
 
 func (d *decoder) release() {
-	if cap(d.members) > maxPooledMembers || cap(d.scratch) > 64<<10 || cap(d.arena) > 64<<10 {
+	if cap(d.members) > maxPooledMembers || cap(d.scratch) > 64<<10 || cap(d.arena) > 64<<10 || cap(d.unescaped) > 64<<10 {
 		return
 	}
-	for i := range d.members {
-		d.members[i].nameBuf = nil
-	}
-	d.data, d.pos, d.members, d.scratch, d.arena, d.text = nil, 0, d.members[:0], d.scratch[:0], d.arena[:0], ""
+	d.data, d.pos, d.members, d.unescaped, d.scratch, d.arena, d.text = nil, 0, d.members[:0], d.unescaped[:0], d.scratch[:0], d.arena[:0], ""
 	decoderPool.Put(d)
 }
 
@@ -239,9 +241,9 @@ func (d *decoder) scanObject() error {
 		}
 		m.nameEnd = d.pos - 1
 		if esc {
-			// An escape always stands for at least one byte, so nameBuf
-			// is not nil.
-			m.nameBuf = unescape(nil, d.data[m.nameStart:m.nameEnd])
+			m.nameEscaped, m.unescapedA = true, len(d.unescaped)
+			d.unescaped = unescape(d.unescaped, d.data[m.nameStart:m.nameEnd])
+			m.unescapedB = len(d.unescaped)
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
@@ -359,12 +361,13 @@ func (d *decoder) scanString() (escaped bool, err error) {
 	}
 }
 
-// name returns a member's unescaped name: nameBuf for a name written with
-// escapes (scanObject unescapes it), the input otherwise. It runs several
-// times per member and is small enough to inline.
+// name returns a member's unescaped name: from the unescaped buffer for a
+// name written with escapes (scanObject unescapes it), the input
+// otherwise. It runs several times per member and is small enough to
+// inline.
 func (d *decoder) name(m *member) []byte {
-	if m.nameBuf != nil {
-		return m.nameBuf
+	if m.nameEscaped {
+		return d.unescaped[m.unescapedA:m.unescapedB]
 	}
 	return d.data[m.nameStart:m.nameEnd]
 }
@@ -408,7 +411,7 @@ func (d *decoder) lookup(t *smallIndex, hash uint32, name []byte) int {
 	slot := hash % uint32(len(t))
 	for t[slot] != 0 {
 		j := int(t[slot]) - 1
-		if m := &d.members[j]; m.hash == hash && bytes.Equal(d.name(m), name) {
+		if m := &d.members[j]; m.hash == hash && string(d.name(m)) == string(name) {
 			return j
 		}
 		slot = (slot + 1) % uint32(len(t))
