@@ -535,6 +535,31 @@ func (d *decoder) annotationType(a *member) (Type, error) {
 		Msg: "unsupported type " + quoteForMsg(string(d.data[a.valStart:a.valEnd]))}
 }
 
+// parseTypeBytes is ParseType on the bytes of an annotation, which every
+// typed property of a request carries: a switch on the bytes converts
+// nothing and compares against the names by length first.
+func parseTypeBytes(name []byte) (Type, bool) {
+	switch string(name) {
+	case "Edm.Binary":
+		return Binary, true
+	case "Edm.Boolean":
+		return Boolean, true
+	case "Edm.DateTime":
+		return DateTime, true
+	case "Edm.Double":
+		return Double, true
+	case "Edm.Guid":
+		return Guid, true
+	case "Edm.Int32":
+		return Int32, true
+	case "Edm.Int64":
+		return Int64, true
+	case "Edm.String":
+		return String, true
+	}
+	return 0, false
+}
+
 // str returns a string member's value prepared by collectStrings.
 func (d *decoder) str(m *member) string { return d.text[m.strA:m.strB] }
 

@@ -40,31 +40,6 @@ func (t Type) String() string {
 	return typeNames[t]
 }
 
-// parseTypeBytes is ParseType on the bytes of an annotation, which every
-// typed property of a request carries: a switch on the bytes converts
-// nothing and compares against the names by length first.
-func parseTypeBytes(name []byte) (Type, bool) {
-	switch string(name) {
-	case "Edm.Binary":
-		return Binary, true
-	case "Edm.Boolean":
-		return Boolean, true
-	case "Edm.DateTime":
-		return DateTime, true
-	case "Edm.Double":
-		return Double, true
-	case "Edm.Guid":
-		return Guid, true
-	case "Edm.Int32":
-		return Int32, true
-	case "Edm.Int64":
-		return Int64, true
-	case "Edm.String":
-		return String, true
-	}
-	return 0, false
-}
-
 // ParseType maps a wire name such as "Edm.Int64" to its Type.
 func ParseType(name string) (Type, bool) {
 	for t := Binary; t <= String; t++ {
