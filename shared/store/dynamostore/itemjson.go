@@ -30,11 +30,10 @@ import (
 // compare the two), at a fraction of the cost.
 //
 // It plugs in through dynamodb.Options.Protocol, the SDK's documented hook
-// for the wire protocol, per call (withItemProtocol), so it applies to any
-// client the store is given. The body it reads is the SDK's own, so
-// DynamoDB's CRC32 check of the response still runs.
+// for the wire protocol (see tuneClient). The body it reads is the SDK's
+// own, so closing it still runs DynamoDB's CRC32 check of the response.
 
-// withItemProtocol is the per-call option of the store's item reads.
+// withItemProtocol installs itemProtocol in a client's options.
 func withItemProtocol(o *dynamodb.Options) {
 	if _, done := o.Protocol.(itemProtocol); !done && o.Protocol != nil {
 		o.Protocol = itemProtocol{o.Protocol}

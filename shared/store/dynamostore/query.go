@@ -125,7 +125,7 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 			ExpressionAttributeValues: x.values,
 			ExclusiveStartKey:         start,
 			Limit:                     aws.Int32(limit),
-		}, withItemProtocol)
+		})
 		if err != nil {
 			return nil, nil, mapErr("query entities", err)
 		}
@@ -142,7 +142,7 @@ func (s *Store) scanReader(phys string) reader {
 			ConsistentRead:    aws.Bool(true),
 			ExclusiveStartKey: start,
 			Limit:             aws.Int32(limit),
-		}, withItemProtocol)
+		})
 		if err != nil {
 			return nil, nil, mapErr("scan entities", err)
 		}

@@ -43,7 +43,7 @@ func (s *Store) readItems(ctx context.Context, phys, pk, rk string) (item, []ite
 		TableName:      aws.String(phys),
 		Key:            keyItem(pk, rk),
 		ConsistentRead: aws.Bool(true),
-	}, withItemProtocol)
+	})
 	cancel()
 	if err != nil {
 		return nil, nil, mapErr("get entity", err)

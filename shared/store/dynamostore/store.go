@@ -98,7 +98,7 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 	if n := len(opts.CatalogTable); n < 3 || n > 255 || !validTableChars(opts.CatalogTable) {
 		return nil, fmt.Errorf("dynamostore: catalog table name %q is not a valid DynamoDB table name", opts.CatalogTable)
 	}
-	s := &Store{db: client, opts: opts}
+	s := &Store{db: tuneClient(client), opts: opts}
 	if err := s.ensureCatalog(ctx); err != nil {
 		return nil, err
 	}
