@@ -311,24 +311,13 @@ func decodeProperty(attr string, av types.AttributeValue) (string, edm.Value, er
 func decodeValue(av types.AttributeValue) (edm.Value, error) {
 	switch a := av.(type) {
 	case *types.AttributeValueMemberS:
-		return edm.NewString(a.Value), nil
+		return decodeString(false, a.Value)
+	case *types.AttributeValueMemberN:
+		return decodeNumber(false, a.Value)
 	case *types.AttributeValueMemberBOOL:
 		return edm.NewBoolean(a.Value), nil
 	case *types.AttributeValueMemberB:
-		b := a.Value
-		if b == nil {
-			b = []byte{} // present but empty, not absent
-		}
-		return edm.NewBinary(b), nil
-	case *types.AttributeValueMemberN:
-		if i, err := strconv.ParseInt(a.Value, 10, 32); err == nil {
-			return edm.Value{Type: edm.Int32, Int: i}, nil
-		}
-		f, err := strconv.ParseFloat(a.Value, 64)
-		if err != nil {
-			return edm.Value{}, fmt.Errorf("%w: number %q: %v", errCorrupt, a.Value, err)
-		}
-		return edm.NewDouble(f), nil
+		return decodeBinary(a.Value), nil
 	}
 	return edm.Value{}, fmt.Errorf("%w: unexpected attribute value %T", errCorrupt, av)
 }
@@ -337,32 +326,65 @@ func decodeValue(av types.AttributeValue) (edm.Value, error) {
 func decodeTyped(av types.AttributeValue) (edm.Value, error) {
 	switch a := av.(type) {
 	case *types.AttributeValueMemberN:
-		i, err := strconv.ParseInt(a.Value, 10, 64)
-		if err != nil {
-			return edm.Value{}, fmt.Errorf("%w: Int64 %q: %v", errCorrupt, a.Value, err)
-		}
-		return edm.NewInt64(i), nil
+		return decodeNumber(true, a.Value)
 	case *types.AttributeValueMemberS:
-		s := a.Value
-		switch {
-		case len(s) == len(timeLayout) && s[10] == 'T':
-			t, err := parseTime(s)
-			if err != nil {
-				return edm.Value{}, fmt.Errorf("%w: %v", errCorrupt, err)
-			}
-			return edm.Value{Type: edm.DateTime, Time: t}, nil
-		case len(s) == 36:
-			g, ok := edm.ParseGuid(s)
-			if !ok {
-				return edm.Value{}, fmt.Errorf("%w: Guid %q", errCorrupt, s)
-			}
-			return edm.NewGuid(g), nil
-		}
-		f, err := parseDoubleString(s)
-		if err != nil {
-			return edm.Value{}, fmt.Errorf("%w: Double %q: %v", errCorrupt, s, err)
-		}
-		return edm.NewDouble(f), nil
+		return decodeString(true, a.Value)
 	}
 	return edm.Value{}, fmt.Errorf("%w: unexpected typed attribute value %T", errCorrupt, av)
+}
+
+// The scalar decoders below serve both the SDK's attribute values and the
+// page decoder that reads items straight from the response (itemjson.go).
+
+// decodeString decodes an S value: a String under a plain name; under a
+// typed name a DateTime, a Guid or a Double, told apart by form.
+func decodeString(typed bool, s string) (edm.Value, error) {
+	switch {
+	case !typed:
+		return edm.NewString(s), nil
+	case len(s) == len(timeLayout) && s[10] == 'T':
+		t, err := parseTime(s)
+		if err != nil {
+			return edm.Value{}, fmt.Errorf("%w: %v", errCorrupt, err)
+		}
+		return edm.Value{Type: edm.DateTime, Time: t}, nil
+	case len(s) == 36:
+		g, ok := edm.ParseGuid(s)
+		if !ok {
+			return edm.Value{}, fmt.Errorf("%w: Guid %q", errCorrupt, s)
+		}
+		return edm.NewGuid(g), nil
+	}
+	f, err := parseDoubleString(s)
+	if err != nil {
+		return edm.Value{}, fmt.Errorf("%w: Double %q: %v", errCorrupt, s, err)
+	}
+	return edm.NewDouble(f), nil
+}
+
+// decodeNumber decodes an N value: an Int32, or else a Double, under a
+// plain name; an Int64 under a typed name.
+func decodeNumber(typed bool, n string) (edm.Value, error) {
+	if typed {
+		i, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			return edm.Value{}, fmt.Errorf("%w: Int64 %q: %v", errCorrupt, n, err)
+		}
+		return edm.NewInt64(i), nil
+	}
+	if i, err := strconv.ParseInt(n, 10, 32); err == nil {
+		return edm.Value{Type: edm.Int32, Int: i}, nil
+	}
+	f, err := strconv.ParseFloat(n, 64)
+	if err != nil {
+		return edm.Value{}, fmt.Errorf("%w: number %q: %v", errCorrupt, n, err)
+	}
+	return edm.NewDouble(f), nil
+}
+
+func decodeBinary(b []byte) edm.Value {
+	if b == nil {
+		b = []byte{} // present but empty, not absent
+	}
+	return edm.NewBinary(b)
 }

@@ -72,7 +72,11 @@ func (p itemProtocol) DeserializeResponse(ctx context.Context, schema *smithy.Op
 		return &smithy.DeserializationError{Err: err}
 	}
 	body := buf.Bytes()
-	rest, items, single, err := cutItems(body, member)
+	sink, _ := ctx.Value(entitySinkKey{}).(*entitySink)
+	if sink != nil {
+		sink.items, sink.decoded = nil, false
+	}
+	rest, items, single, err := cutItems(body, member, sink)
 	fast := err == nil
 	if !fast {
 		rest = body // the SDK decodes (or rejects) the response as sent
@@ -94,14 +98,18 @@ func (p itemProtocol) DeserializeResponse(ctx context.Context, schema *smithy.Op
 	case *dynamodb.ScanOutput:
 		o.Items = items
 	}
+	if sink != nil && items == nil && sink.items != nil {
+		sink.decoded = true
+	}
 	return nil
 }
 
 // cutItems parses a response object, decodes the value of its top-level
 // member ("Items", a list of items, or "Item", one item) and returns the
 // response with that value replaced by an empty one. Without the member,
-// rest is the body itself and both results are nil.
-func cutItems(body []byte, member string) (rest []byte, items []map[string]types.AttributeValue, single map[string]types.AttributeValue, err error) {
+// rest is the body itself and both results are nil. With a sink, the items
+// of "Items" go to the sink as page items instead.
+func cutItems(body []byte, member string, sink *entitySink) (rest []byte, items []map[string]types.AttributeValue, single map[string]types.AttributeValue, err error) {
 	d := itemDecoder{data: body}
 	d.skipSpace()
 	if !d.consume('{') {
@@ -136,9 +144,12 @@ func cutItems(body []byte, member string) (rest []byte, items []map[string]types
 				return nil, nil, nil, errNotFast // a duplicate member: let the SDK decide
 			}
 			start = d.pos
-			if member == "Item" {
+			switch {
+			case member == "Item":
 				single, err = d.item()
-			} else {
+			case sink != nil:
+				sink.items, err = d.pageList()
+			default:
 				items, err = d.itemList()
 			}
 			end = d.pos
@@ -458,9 +469,18 @@ func (d *itemDecoder) value() (types.AttributeValue, error) {
 
 // binary reads a base64 (standard, padded) string, as the SDK does.
 func (d *itemDecoder) binary() ([]byte, error) {
+	start := d.pos
 	raw, esc, err := d.rawString()
-	if err != nil || esc {
-		return nil, errNotFast
+	if err != nil {
+		return nil, err
+	}
+	if esc { // JSON may escape '/'
+		d.pos = start
+		s, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		raw = []byte(s)
 	}
 	b := make([]byte, base64.StdEncoding.DecodedLen(len(raw)))
 	n, err := base64.StdEncoding.Decode(b, raw)
@@ -525,6 +545,26 @@ func (d *itemDecoder) skipValue() error {
 			return errNotFast
 		}
 		return nil
+	}
+	return errNotFast
+}
+
+// skipAttributeValue steps over the payload of an attribute value of the
+// given kind, checking it as value() would.
+func (d *itemDecoder) skipAttributeValue(kind string) error {
+	switch kind {
+	case "NULL":
+		_, err := d.boolean()
+		return err
+	case "M":
+		_, err := d.item()
+		return err
+	case "L":
+		return d.list(func() error { _, err := d.value(); return err })
+	case "SS", "NS":
+		return d.list(func() error { _, err := d.str(); return err })
+	case "BS":
+		return d.list(func() error { _, err := d.binary(); return err })
 	}
 	return errNotFast
 }

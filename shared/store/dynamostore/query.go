@@ -24,7 +24,7 @@ import (
 // All reads are strongly consistent.
 
 // reader reads one DynamoDB page.
-type reader func(ctx context.Context, limit int32, start item) (items []item, last item, err error)
+type reader func(ctx context.Context, limit int32, start item) (items []pageItem, last item, err error)
 
 // QueryEntities returns one page of a query.
 func (s *Store) QueryEntities(ctx context.Context, account, table string, q store.Query) (store.Page, error) {
@@ -114,10 +114,11 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 	case upper != nil:
 		cond += " AND " + x.name("#rk", attrRowKey) + " <= " + x.value(":hi", str(hi))
 	}
-	return func(ctx context.Context, limit int32, start item) ([]item, item, error) {
+	return func(ctx context.Context, limit int32, start item) ([]pageItem, item, error) {
 		cctx, cancel := s.call(ctx)
 		defer cancel()
-		out, err := s.db.Query(cctx, &dynamodb.QueryInput{
+		var sink entitySink
+		out, err := s.db.Query(withEntitySink(cctx, &sink), &dynamodb.QueryInput{
 			TableName:                 aws.String(phys),
 			ConsistentRead:            aws.Bool(true),
 			KeyConditionExpression:    aws.String(cond),
@@ -129,15 +130,16 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 		if err != nil {
 			return nil, nil, mapErr("query entities", err)
 		}
-		return out.Items, out.LastEvaluatedKey, nil
+		return sink.pageItems(out.Items), out.LastEvaluatedKey, nil
 	}, false
 }
 
 func (s *Store) scanReader(phys string) reader {
-	return func(ctx context.Context, limit int32, start item) ([]item, item, error) {
+	return func(ctx context.Context, limit int32, start item) ([]pageItem, item, error) {
 		cctx, cancel := s.call(ctx)
 		defer cancel()
-		out, err := s.db.Scan(cctx, &dynamodb.ScanInput{
+		var sink entitySink
+		out, err := s.db.Scan(withEntitySink(cctx, &sink), &dynamodb.ScanInput{
 			TableName:         aws.String(phys),
 			ConsistentRead:    aws.Bool(true),
 			ExclusiveStartKey: start,
@@ -146,7 +148,7 @@ func (s *Store) scanReader(phys string) reader {
 		if err != nil {
 			return nil, nil, mapErr("scan entities", err)
 		}
-		return out.Items, out.LastEvaluatedKey, nil
+		return sink.pageItems(out.Items), out.LastEvaluatedKey, nil
 	}
 }
 
@@ -206,8 +208,8 @@ func (pg *pager) run(ctx context.Context, read reader, start item) (store.Page, 
 			}
 			return store.Page{}, err
 		}
-		for i, it := range items {
-			stop, err := pg.consume(ctx, it)
+		for i, pi := range items {
+			stop, err := pg.consume(ctx, pi)
 			if err != nil {
 				return store.Page{}, err
 			}
@@ -265,7 +267,17 @@ func (pg *pager) finish(ctx context.Context) (store.Page, error) {
 }
 
 // consume handles one item in reading order.
-func (pg *pager) consume(ctx context.Context, it item) (stopReason, error) {
+func (pg *pager) consume(ctx context.Context, pi pageItem) (stopReason, error) {
+	if pi.entity != nil {
+		// A single-item entity, decoded with the page.
+		if pg.pending != nil {
+			if stop, err := pg.flush(ctx); err != nil || stop != keepReading {
+				return stopBefore, err
+			}
+		}
+		return pg.consider(pi.entity, pi.size), nil
+	}
+	it := pi.it
 	pk, storedRK := stringAttr(it, attrPartitionKey), stringAttr(it, attrRowKey)
 	rk, chunk := splitRowKey(storedRK)
 	if chunk > 0 {

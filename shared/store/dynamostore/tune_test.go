@@ -113,4 +113,3 @@ func TestTuneClient(t *testing.T) {
 func isItemProtocol(p any) bool { _, ok := p.(itemProtocol); return ok }
 
 type fakeAPI struct{ API }
-
