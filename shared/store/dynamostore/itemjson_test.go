@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -392,5 +393,39 @@ func BenchmarkDecodeQueryPage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// brokenBody fails partway through, as a dropped connection does.
+type brokenBody struct{ io.Reader }
+
+func (brokenBody) Close() error { return nil }
+
+type brokenHTTP struct{}
+
+func (brokenHTTP) Do(r *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: 200,
+		Header:     http.Header{"Content-Type": {"application/x-amz-json-1.0"}},
+		Body:       brokenBody{io.MultiReader(strings.NewReader(`{"Items":[`), iotestErrReader{})},
+		Request:    r,
+	}, nil
+}
+
+type iotestErrReader struct{}
+
+func (iotestErrReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
+
+// TestItemProtocolBodyReadError: a body that fails while being read fails
+// the call, as the SDK's own decoder does.
+func TestItemProtocolBodyReadError(t *testing.T) {
+	client := tuneClient(dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String("http://127.0.0.1:1"),
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),
+		HTTPClient:  brokenHTTP{}, RetryMaxAttempts: 1,
+	})).(*dynamodb.Client)
+	_, err := client.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String("t")})
+	if err == nil || !strings.Contains(err.Error(), "connection reset") {
+		t.Errorf("Query = %v; want the read error", err)
 	}
 }

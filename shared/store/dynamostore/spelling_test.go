@@ -121,3 +121,38 @@ func TestMergeCountBoundDrift(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeOf252Properties: the widest merge Azure allows fits one
+// UpdateItem, its expression (a SET and a REMOVE per property) inside
+// DynamoDB's 4 KB. Sent again over the same entity, $n counts every
+// property twice, so the fast UpdateItem is turned away and the merge is
+// redone as a PutItem from ALL_OLD: two requests, the same result.
+func TestMergeOf252Properties(t *testing.T) {
+	counter := newCallCounter()
+	env := newEnv(t, newTestStore(t, counter.option))
+	env.insert(newEntity("wide", "e", nil))
+	steps := []struct {
+		typed bool
+		want  map[string]int
+	}{
+		{false, map[string]int{"UpdateItem": 1}},
+		{true, map[string]int{"UpdateItem": 1, "PutItem": 1}},
+	}
+	for round, st := range steps {
+		p := make(props, maxCustomProperties)
+		for i := range maxCustomProperties {
+			v := edm.NewInt32(int32(i))
+			if st.typed {
+				v = edm.NewInt64(int64(i))
+			}
+			p[fmt.Sprintf("Property%03d", i)] = v
+		}
+		merge := newEntity("wide", "e", p)
+		counter.take()
+		env.mustWrite(store.Op{Kind: store.OpMerge, Entity: merge, Cond: store.CondExists})
+		if got := counter.take(); !maps.Equal(got, st.want) {
+			t.Errorf("round %d: DynamoDB calls %v; want %v", round, got, st.want)
+		}
+		env.wantStored(merge)
+	}
+}

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -113,3 +114,28 @@ func TestTuneClient(t *testing.T) {
 func isItemProtocol(p any) bool { _, ok := p.(itemProtocol); return ok }
 
 type fakeAPI struct{ API }
+
+// failingDoer records whether a request reached it.
+type failingDoer struct{ called *bool }
+
+func (d failingDoer) Do(*http.Request) (*http.Response, error) {
+	*d.called = true
+	return nil, errors.New("unreachable")
+}
+
+// TestSingleWriteClientShortBody: a body shorter than its ContentLength is
+// an error, and the request is not sent.
+func TestSingleWriteClientShortBody(t *testing.T) {
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1", opaqueBody{strings.NewReader("short")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = 100
+	called := false
+	if _, err := (singleWriteClient{failingDoer{&called}}).Do(req); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("Do = %v; want io.ErrUnexpectedEOF", err)
+	}
+	if called {
+		t.Error("the request was sent")
+	}
+}
