@@ -98,7 +98,8 @@ func (p itemProtocol) DeserializeResponse(ctx context.Context, schema *smithy.Op
 	case *dynamodb.ScanOutput:
 		o.Items = items
 	}
-	if sink != nil && items == nil && sink.items != nil {
+	// With a sink, cutItems put any Items there (nil: the member was absent).
+	if sink != nil && sink.items != nil {
 		sink.decoded = true
 	}
 	return nil
