@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"flag"
@@ -35,6 +36,7 @@ type serveConfig struct {
 	pprofAddr   string
 	storeKind   string
 	dynamo      dynamoFlags
+	tls         tlsFlags
 }
 
 func runServe(args []string) error {
@@ -47,6 +49,7 @@ func runServe(args []string) error {
 	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6060")
 	fs.StringVar(&cfg.storeKind, "store", "bolt", "storage backend: bolt (embedded) or dynamodb")
 	cfg.dynamo.register(fs)
+	cfg.tls.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,11 +96,20 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	scheme := "http"
+	var tlsConfig *tls.Config
+	if cfg.tls.enabled() {
+		if tlsConfig, err = cfg.tls.config(cfg.dataDir, out); err != nil {
+			return err
+		}
+		scheme = "https"
+	}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
+		TLSConfig:         tlsConfig,
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -105,9 +117,9 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 		// more of headers.
 		MaxHeaderBytes: 64 << 10,
 	}
-	fmt.Fprintf(out, "tablebridge listening on http://%s (store: %s)\n", ln.Addr(), desc)
+	fmt.Fprintf(out, "tablebridge listening on %s://%s (store: %s)\n", scheme, ln.Addr(), desc)
 	for _, acc := range cfg.accounts {
-		fmt.Fprintf(out, "connection string for %s:\n  %s\n", acc.Name, connectionString(ln.Addr().String(), acc))
+		fmt.Fprintf(out, "connection string for %s:\n  %s\n", acc.Name, connectionString(scheme, ln.Addr().String(), acc))
 	}
 	if cfg.pprofAddr != "" {
 		if err := servePprof(ctx, cfg.pprofAddr, out); err != nil {
@@ -115,7 +127,13 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 		}
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if tlsConfig != nil {
+			errc <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err
@@ -144,13 +162,13 @@ func newHandler(st store.Store, accounts []auth.Account, logRequests bool) (http
 }
 
 // connectionString is what an app pastes: path-style, like the emulator's.
-func connectionString(addr string, acc auth.Account) string {
+func connectionString(scheme, addr string, acc auth.Account) string {
 	key := ""
 	if len(acc.Keys) > 0 {
 		key = base64.StdEncoding.EncodeToString(acc.Keys[0])
 	}
-	return fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=http://%s/%s;",
-		acc.Name, key, addr, acc.Name)
+	return fmt.Sprintf("DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s://%s/%s;",
+		scheme, acc.Name, key, scheme, addr, acc.Name)
 }
 
 // servePprof serves the runtime profiles on their own listener, never on the
