@@ -216,7 +216,7 @@ func TestBootstraps(t *testing.T) {
 		}
 		// The last is a read of the deleted table: no capacity consumed.
 		last := requests[len(requests)-1]
-		for _, key := range []string{"requestId", "lambdaRequestId", "apiRequestId", "account", "operation", "table", "status", "latency"} {
+		for _, key := range []string{"requestId", "lambdaRequestId", "apiRequestId", "account", "operation", "table", "status", "ms"} {
 			if _, ok := last[key]; !ok {
 				t.Errorf("request line has no %s: %v", key, last)
 			}

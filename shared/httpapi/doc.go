@@ -5,7 +5,8 @@
 // metadata levels, continuation headers and CORS.
 //
 // Operations return a response value or an error; exactly one function
-// (writeError) writes errors, and only internal errors are logged.
+// (writeError) writes errors, and only internal errors are logged as errors;
+// a request whose client went away is logged at info level.
 //
 // The same http.Handler serves the local server (cmd/tablebridge serve) and
 // every Lambda function (through package lambdafn).

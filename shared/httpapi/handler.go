@@ -111,9 +111,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.r = r.WithContext(ctx)
 
 	resp, err := h.serve(c)
-	status := 0
+	var status int
+	var code apierr.Code
 	if err != nil {
-		status = h.writeError(c, err)
+		status, code = h.writeError(c, err)
 	} else {
 		status = h.writeResponse(c, resp)
 		if resp.recycleBody {
@@ -121,16 +122,45 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if h.opts.LogRequests {
-		h.log.LogAttrs(ctx, slog.LevelInfo, "request",
-			slog.String("requestId", c.requestID),
-			slog.String("account", c.account),
-			slog.String("operation", c.op),
-			slog.String("table", c.res.table),
-			slog.String("method", r.Method),
-			slog.Int("status", status),
-			slog.Duration("latency", time.Since(start)),
-		)
+		h.logRequest(c, start, status, code)
 	}
+}
+
+// statusClientClosedRequest is nginx's 499: what the request log records for
+// a request whose client went away before the answer. The client never sees
+// it; whatever was written to the closed connection is lost anyway.
+const statusClientClosedRequest = 499
+
+// logRequest writes the one line per request of LogRequests: latency in
+// milliseconds, and the Azure error code of every error answer.
+func (h *Handler) logRequest(c *call, start time.Time, status int, code apierr.Code) {
+	attrs := make([]slog.Attr, 0, 9)
+	attrs = append(attrs,
+		slog.String("requestId", c.requestID),
+		slog.String("account", c.account),
+		slog.String("operation", c.op),
+		slog.String("table", c.res.table),
+		slog.String("method", c.r.Method),
+	)
+	if clientCancelled(c.r) {
+		// What went to the closed connection (often a 500 from the store's
+		// context error) is no fault of the server.
+		status, code = statusClientClosedRequest, ""
+		attrs = append(attrs, slog.Bool("cancelled", true))
+	}
+	attrs = append(attrs, slog.Int("status", status))
+	if code != "" {
+		attrs = append(attrs, slog.String("code", string(code)))
+	}
+	attrs = append(attrs, slog.Float64("ms", float64(time.Since(start).Microseconds())/1000))
+	h.log.LogAttrs(c.r.Context(), slog.LevelInfo, "request", attrs...)
+}
+
+// clientCancelled reports whether the client went away (it closed the
+// connection, or the caller cancelled its context) before the request was
+// answered, as opposed to the handler's own timeout.
+func clientCancelled(r *http.Request) bool {
+	return errors.Is(r.Context().Err(), context.Canceled)
 }
 
 // defaultVersion answers requests that name no x-ms-version; it is what the

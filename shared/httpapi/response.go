@@ -79,14 +79,22 @@ func (h *Handler) ServeError(w http.ResponseWriter, r *http.Request, err error) 
 
 // writeError is the only place errors are written: the odata.error JSON body
 // (or XML <Error> for the XML operations), x-ms-error-code, and the common
-// headers. Internal errors are logged here, once.
-func (h *Handler) writeError(c *call, err error) int {
+// headers. Internal errors are logged here, once; a request whose client
+// went away is not an internal error, and is logged at info level (once:
+// by the request line when LogRequests is set, else here).
+func (h *Handler) writeError(c *call, err error) (int, apierr.Code) {
 	ae, ok := apierr.As(err)
 	if !ok {
 		ae = apierr.Wrap(apierr.InternalError, err)
 	}
 	status := ae.HTTPStatus()
-	if status >= 500 {
+	switch {
+	case clientCancelled(c.r):
+		if !h.opts.LogRequests {
+			h.log.Info("request cancelled by the client", "requestId", c.requestID, "account", c.account,
+				"operation", c.op, "table", c.res.table)
+		}
+	case status >= 500:
 		h.log.Error("request failed", "requestId", c.requestID, "account", c.account,
 			"operation", c.op, "table", c.res.table, "status", status, "code", string(ae.Code), "err", err)
 	}
@@ -106,7 +114,7 @@ func (h *Handler) writeError(c *call, err error) int {
 	if c.r.Method != http.MethodHead {
 		_, _ = c.w.Write(body)
 	}
-	return status
+	return status, ae.Code
 }
 
 func appendJSONError(b []byte, code apierr.Code, msg string) []byte {

@@ -195,7 +195,7 @@ func TestRequestLogLine(t *testing.T) {
 			t.Errorf("%s = %v, want %v", k, line[k], v)
 		}
 	}
-	if _, ok := line["latency"]; !ok {
-		t.Error("no latency")
+	if ms, ok := line["ms"].(float64); !ok || ms <= 0 {
+		t.Errorf("no latency in milliseconds (\"ms\"): %v", line)
 	}
 }
