@@ -33,7 +33,9 @@ import (
 // Errors are *Error values whose Kind tells malformed JSON (ErrSyntax), a
 // nested object or array (ErrNested; Azure answers InvalidInput), an unknown
 // type (ErrUnknownType), a value that does not fit its type (ErrBadValue), a
-// value out of range (ErrOutOfRange) and a repeated member (ErrDuplicate).
+// value out of range (ErrOutOfRange), a repeated member (ErrDuplicate) and
+// a body past MaxPropertyMembers or MaxMembers (ErrTooManyMembers, found
+// while scanning, so nothing past the bound is even tokenized).
 // All of these are found before fn is called for the first time, except for
 // the per-value errors (bad value, out of range), which are found in order.
 // An error returned by fn stops decoding and is returned as it is.
@@ -162,6 +164,9 @@ type decoder struct {
 	data    []byte
 	pos     int
 	members []member
+	// properties counts the members that give a property a value (see
+	// countMember).
+	properties int
 	// unescaped holds the names written with escapes, unescaped.
 	unescaped []byte
 	scratch   []byte
@@ -182,7 +187,7 @@ func (d *decoder) release() {
 	if cap(d.members) > maxPooledMembers || cap(d.scratch) > 64<<10 || cap(d.arena) > 64<<10 || cap(d.unescaped) > 64<<10 {
 		return
 	}
-	d.data, d.pos, d.members, d.unescaped, d.scratch, d.arena, d.text = nil, 0, d.members[:0], d.unescaped[:0], d.scratch[:0], d.arena[:0], ""
+	d.data, d.pos, d.properties, d.members, d.unescaped, d.scratch, d.arena, d.text = nil, 0, 0, d.members[:0], d.unescaped[:0], d.scratch[:0], d.arena[:0], ""
 	decoderPool.Put(d)
 }
 
@@ -254,6 +259,9 @@ func (d *decoder) scanObject() error {
 		if err := d.scanValue(m); err != nil {
 			return err
 		}
+		if err := d.countMember(m); err != nil {
+			return err
+		}
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return d.syntax("unterminated object")
@@ -269,6 +277,40 @@ func (d *decoder) scanObject() error {
 		}
 		return d.syntax("expected ',' or '}'")
 	}
+}
+
+// MaxPropertyMembers and MaxMembers bound what DecodeObject scans, so a
+// hostile body of a few MiB holding hundreds of thousands of tiny members
+// costs no more than one with a legal entity: scanning stops at the first
+// member past either bound with ErrTooManyMembers.
+//   - An entity holds "up to 255 properties, including three system
+//     properties" (PartitionKey, RowKey, Timestamp). Every member that is
+//     not an annotation and not "odata.*" names a property; a null one is
+//     dropped (null means absent), so a body giving more than 255 properties
+//     a value cannot be a valid entity whatever the values are.
+//   - With full metadata every property can come with its "@odata.type"
+//     annotation, plus a few "odata.*" members: 1024 members leave room
+//     for that twice over.
+const (
+	MaxPropertyMembers = 255
+	MaxMembers         = 1024
+)
+
+// countMember applies MaxPropertyMembers and MaxMembers to the member just
+// scanned.
+func (d *decoder) countMember(m *member) error {
+	if len(d.members) > MaxMembers {
+		return &Error{Kind: ErrTooManyMembers, Offset: m.nameStart, Msg: "more than " + strconv.Itoa(MaxMembers) + " members"}
+	}
+	n := d.name(m)
+	if m.kind == kindNull || bytes.IndexByte(n, '@') >= 0 || bytes.HasPrefix(n, odataPrefix) {
+		return nil
+	}
+	d.properties++
+	if d.properties > MaxPropertyMembers {
+		return &Error{Kind: ErrTooManyMembers, Offset: m.nameStart, Msg: "more than " + strconv.Itoa(MaxPropertyMembers) + " properties"}
+	}
+	return nil
 }
 
 func (d *decoder) finish() error {

@@ -26,15 +26,19 @@ const (
 	// ErrDuplicate is a JSON member name that appears twice, including a
 	// property annotated twice.
 	ErrDuplicate
+	// ErrTooManyMembers is an object past MaxPropertyMembers property
+	// members or MaxMembers members in all.
+	ErrTooManyMembers
 )
 
 var kindNames = [...]string{
-	ErrSyntax:      "syntax",
-	ErrNested:      "nested value",
-	ErrUnknownType: "unknown type",
-	ErrBadValue:    "bad value",
-	ErrOutOfRange:  "out of range",
-	ErrDuplicate:   "duplicate",
+	ErrSyntax:         "syntax",
+	ErrNested:         "nested value",
+	ErrUnknownType:    "unknown type",
+	ErrBadValue:       "bad value",
+	ErrOutOfRange:     "out of range",
+	ErrDuplicate:      "duplicate",
+	ErrTooManyMembers: "too many members",
 }
 
 // String names the kind for messages and test output.

@@ -1,0 +1,92 @@
+package edm
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func wantTooMany(t *testing.T, body string) {
+	t.Helper()
+	var e *Error
+	err := DecodeObject([]byte(body), func(string, Value, bool) error {
+		t.Fatal("the callback ran for a body past the member bounds")
+		return nil
+	})
+	if !errors.As(err, &e) || e.Kind != ErrTooManyMembers {
+		t.Fatalf("got %v, want ErrTooManyMembers", err)
+	}
+}
+
+func TestDecodeObjectMemberBounds(t *testing.T) {
+	t.Run("properties at the bound", func(t *testing.T) {
+		got, err := decodeAll(largeObject(MaxPropertyMembers-1, `"last":1`))
+		if err != nil || len(got) != MaxPropertyMembers {
+			t.Fatalf("%d properties, %v", len(got), err)
+		}
+	})
+	t.Run("one property past the bound", func(t *testing.T) {
+		wantTooMany(t, largeObject(MaxPropertyMembers, `"last":1`))
+	})
+	t.Run("nulls do not count as properties", func(t *testing.T) {
+		got, err := decodeAll(largeObject(MaxPropertyMembers, `"n1":null,"n2":null`))
+		if err != nil || len(got) != MaxPropertyMembers+2 {
+			t.Fatalf("%d properties, %v", len(got), err)
+		}
+	})
+	t.Run("annotated properties at the bound", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteString(`{"odata.metadata":"m","odata.etag":"e"`)
+		for i := range MaxPropertyMembers {
+			fmt.Fprintf(&b, `,"p%d@odata.type":"Edm.Int64","p%d":"%d"`, i, i, i)
+		}
+		b.WriteByte('}')
+		got, err := decodeAll(b.String())
+		if err != nil || len(got) != MaxPropertyMembers {
+			t.Fatalf("%d properties, %v", len(got), err)
+		}
+	})
+	t.Run("members past the bound", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range MaxMembers + 1 {
+			fmt.Fprintf(&b, `"p%d@some.term":1,`, i)
+		}
+		b.WriteString(`"x":1}`)
+		wantTooMany(t, b.String())
+	})
+	t.Run("a syntax error past the bound is not reached", func(t *testing.T) {
+		wantTooMany(t, largeObject(MaxPropertyMembers+1, `"broken"`))
+	})
+}
+
+// hostileEntity is the body of issue 12 row 3: about 4 MiB of 358,000
+// one-character-named properties.
+func hostileEntity() []byte {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range 358_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"%c":%d`, 'a'+i%26, i%10)
+	}
+	b.WriteByte('}')
+	return []byte(b.String())
+}
+
+// The decoder stops at the bound: refusing a 4 MiB body of 358,000 members
+// allocates no more than a legal entity does, independent of the body size.
+func TestDecodeObjectHostileBodyAllocatesLittle(t *testing.T) {
+	body := hostileEntity()
+	fn := func(string, Value, bool) error { return nil }
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := DecodeObject(body, fn); err == nil {
+			t.Fatal("no error")
+		}
+	})
+	if allocs > 5 {
+		t.Fatalf("%v allocations per refused body, want at most 5", allocs)
+	}
+}
