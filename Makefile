@@ -9,6 +9,10 @@ DATA     ?= ./.tablebridge
 LISTEN   ?= 127.0.0.1:10002
 TOOLS    := .tools
 BIN      := $(TOOLS)/bin
+# Linters, pinned: `go run pkg@version` fetches them through the module
+# proxy into the module cache without touching go.mod.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE    := golang.org/x/tools/cmd/deadcode@v0.52.0
 
 .PHONY: help
 help: ## list the targets
@@ -30,11 +34,19 @@ vet:
 	$(GO) vet $(PKGS)
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# lint is vet and gofmt, staticcheck's default checks, and deadcode: a
+# function no main and no test reaches fails the build (-test counts the
+# tests as roots, so test helpers are not reported).
+.PHONY: lint
+lint: vet ## go vet, gofmt, staticcheck and a dead-code check
+	$(GO) run $(STATICCHECK) $(PKGS)
+	@out="$$($(GO) run $(DEADCODE) -test $(PKGS))"; if [ -n "$$out" ]; then echo "dead code (deadcode -test):"; echo "$$out"; exit 1; fi
+
 # test starts one DynamoDB Local for the whole run and hands its endpoint to
 # every test binary (TABLEBRIDGE_DYNAMODB_ENDPOINT). Without Java the DynamoDB
 # tests skip loudly on a developer machine and fail in CI (CI=true).
 .PHONY: test
-test: tools vet ## install what is needed and run the whole suite (race detector on)
+test: tools lint ## install what is needed and run the whole suite (race detector on)
 	@mkdir -p $(BIN)
 	@rm -f $(TOOLS)/dynamodb.endpoint
 	$(GO) build -o $(BIN)/dynamolocal ./internal/dynamolocal/cmd/dynamolocal

@@ -63,10 +63,6 @@ type Instance struct {
 	proc *localproc.Process
 }
 
-// ConnectionString is the connection string of the development account at
-// this instance.
-func (i *Instance) ConnectionString() string { return connectionString(i.Endpoint) }
-
 func connectionString(endpoint string) string {
 	return fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
 		AccountName, AccountKey, endpoint)
@@ -150,6 +146,3 @@ func (i *Instance) Stop() { i.proc.Stop() }
 
 // Done is closed when the process exits, whether Stop killed it or not.
 func (i *Instance) Done() <-chan struct{} { return i.proc.Done() }
-
-// Output returns the tail of the process's stdout and stderr, for diagnostics.
-func (i *Instance) Output() string { return i.proc.Output() }

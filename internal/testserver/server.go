@@ -43,7 +43,6 @@ type config struct {
 	store                 store.Store
 	accounts              []auth.Account
 	now                   func() time.Time
-	logger                *slog.Logger
 }
 
 // WithHashOrderedPartitions declares that the store returns a query that
@@ -95,15 +94,6 @@ func WithNow(now func() time.Time) Option {
 	}
 }
 
-// WithLogger sends the handler's log (internal errors) to l instead of the
-// test log.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) error {
-		c.logger = l
-		return nil
-	}
-}
-
 // New starts a server for the duration of the test. Any setup failure
 // fails the test at once.
 func New(t testing.TB, opts ...Option) *Server {
@@ -126,13 +116,11 @@ func New(t testing.TB, opts ...Option) *Server {
 		})
 		cfg.store = st
 	}
-	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
+	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	accounts := append([]auth.Account{auth.DevStoreAccount()}, cfg.accounts...)
 
 	// The same wiring as tablebridge serve and the Lambda functions.
-	h, err := httpapi.NewHandler(cfg.store, accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger})
+	h, err := httpapi.NewHandler(cfg.store, accounts, httpapi.Options{Now: cfg.now, Logger: logger})
 	if err != nil {
 		t.Fatalf("testserver: httpapi.NewHandler: %v", err)
 	}

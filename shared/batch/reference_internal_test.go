@@ -223,7 +223,7 @@ func sameResult(got, want *Request, gotErr, wantErr error) string {
 	for i := range got.Operations {
 		g, w := got.Operations[i], want.Operations[i]
 		wantHeader := w.Header
-		if wantHeader == nil || len(wantHeader) == 0 {
+		if len(wantHeader) == 0 {
 			wantHeader = http.Header{}
 		}
 		switch {

@@ -40,7 +40,7 @@ func parseDouble(s string) (float64, error) {
 	// ParseFloat reports overflow as ±Inf with ErrRange; .NET Framework's
 	// Double.Parse throws there too. Underflow to zero is accepted by both.
 	if err != nil && math.IsInf(v, 0) {
-		return 0, fmt.Errorf("Double literal %s is out of range", s)
+		return 0, fmt.Errorf("the Double literal %s is out of range", s)
 	}
 	return v, nil
 }

@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
@@ -199,5 +198,3 @@ var unreserved = func() (t [256]bool) {
 	}
 	return t
 }()
-
-func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.0000000Z") }

@@ -78,14 +78,9 @@ func setup(name string, getenv func(string) string) (*Handler, *slog.Logger, ini
 // initTimes is how long init waited for each dependency.
 type initTimes struct{ store, keys time.Duration }
 
-// Setup builds fn's handler from cfg: the DynamoDB store (checking that the
-// catalog table is there) and the account keys (from Secrets Manager),
+// setupTimed builds fn's handler from cfg: the DynamoDB store (checking that
+// the catalog table is there) and the account keys (from Secrets Manager),
 // concurrently, since both wait on the network.
-func Setup(ctx context.Context, fn Function, cfg Config, log *slog.Logger) (*Handler, error) {
-	h, _, err := setupTimed(ctx, fn, cfg, log)
-	return h, err
-}
-
 func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) (*Handler, initTimes, error) {
 	var (
 		wg      sync.WaitGroup

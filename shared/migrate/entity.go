@@ -45,11 +45,11 @@ func DecodeEntity(raw []byte) (*model.Entity, error) {
 			case edm.String:
 				t, err := edm.ParseDateTime(v.Str)
 				if err != nil {
-					return fmt.Errorf("Timestamp: %w", err)
+					return fmt.Errorf("the Timestamp: %w", err)
 				}
 				e.Timestamp = t
 			default:
-				return fmt.Errorf("Timestamp is %s, not Edm.DateTime", v.Type)
+				return fmt.Errorf("the Timestamp is %s, not Edm.DateTime", v.Type)
 			}
 			return nil
 		}

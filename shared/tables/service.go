@@ -35,9 +35,6 @@ func New(st store.Store, opts Options) (*Service, error) {
 	return &Service{store: st, clock: &clock{now: now}}, nil
 }
 
-// Store returns the underlying store.
-func (s *Service) Store() store.Store { return s.store }
-
 // Scope is who calls, and which entities they may reach.
 type Scope struct {
 	Account string

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -91,7 +92,7 @@ func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
 		if err := catalog.Delete(key); err != nil {
 			return err
 		}
-		if err := tables.DeleteBucket(key); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+		if err := tables.DeleteBucket(key); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 			return err
 		}
 		return nil
