@@ -30,6 +30,7 @@ func RunSDKSuite(t *testing.T, newServer func(t *testing.T) *Server) {
 		{"Verbs", suiteVerbs},
 		{"Auth", suiteAuth},
 		{"Service", suiteService},
+		{"Probes", suiteProbes},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

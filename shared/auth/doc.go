@@ -17,7 +17,10 @@
 //     API Gateway stage prefix or custom-domain base path and, for path-style
 //     URLs, the account segment. Shared Key signs "/" + account + that path,
 //     so a path-style request names the account twice
-//     ("/devstoreaccount1/devstoreaccount1/Tables").
+//     ("/devstoreaccount1/devstoreaccount1/Tables"). Only that spelling is
+//     verified: a decoded or re-encoded form of the path is refused, so a
+//     signature never covers two wire paths (the entity 'x y', sent as
+//     x%20y, and the entity 'x%20y', sent as x%2520y, sign differently).
 //   - Request.Method is the verb on the wire (POST for an X-HTTP-Method
 //     tunnel), because Shared Key signs the wire verb.
 //   - Request.Header must keep x-ms-date intact; a proxy that splits header
@@ -29,8 +32,11 @@
 // with the strings-to-sign of the official SDKs (Go aztables v1.4.1, JS
 // @azure/data-tables, Python azure-data-tables, .NET Azure.Data.Tables).
 // Where SDKs differ from each other in what they sign, the verifier accepts
-// each legitimate form instead of rejecting a real client; every form still
-// requires the account key.
+// each legitimate form instead of rejecting a real client, as long as no
+// two requests for different resources share a string-to-sign; every form
+// still requires the account key. SAS fields holding a line break are
+// refused for the same reason: the strings-to-sign join fields with line
+// breaks.
 //
 // For clients inside this repository (tests, the load benchmark) the package
 // also signs: SignSharedKeyLite, SignSharedKey, NewAccountSAS and NewTableSAS

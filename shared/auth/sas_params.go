@@ -53,6 +53,12 @@ func parseSASParams(q url.Values) (*sasParams, error) {
 		if len(q[name]) > 1 {
 			return nil, authFailed("The SAS parameter %s appears more than once.", name)
 		}
+		// The strings-to-sign join fields with line breaks, so a field that
+		// held one could pass for two: refusing them keeps every token's
+		// string-to-sign its own.
+		if len(q[name]) == 1 && strings.IndexByte(q[name][0], '\n') >= 0 {
+			return nil, authFailed("Signature fields not well formed: the SAS parameter %s holds a line break.", name)
+		}
 	}
 	get := func(name string) (string, bool) {
 		v, ok := q[name]

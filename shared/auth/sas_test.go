@@ -354,6 +354,12 @@ func TestTableSASRefusals(t *testing.T) {
 		{"erk without epk", validTable, func(q url.Values, r *auth.Request) { q.Set("erk", "a") }, apierr.AuthenticationFailed, "erk needs epk"},
 		{"version too old", auth.TableSASValues{Version: "2013-08-15", Permissions: "r", Expiry: inAnHour}, nil, apierr.InvalidVersionForSAS, ""},
 		{"stored policy named, none configured", auth.TableSASValues{Identifier: "p1"}, nil, apierr.AuthenticationFailed, "none are configured"},
+		// spk "a\nb" with srk "c" signs the same string as spk "a" with
+		// srk "b\nc": a field holding a line break could pass for two.
+		{"line break in a signed field", auth.TableSASValues{Permissions: "r", Expiry: inAnHour, StartPartitionKey: "a", StartRowKey: "c"},
+			func(q url.Values, r *auth.Request) { *r = sasRequest("mytable", resignTable(t, q, "spk", "a\nb")) }, apierr.AuthenticationFailed, "spk holds a line break"},
+		{"line break in tn", validTable,
+			func(q url.Values, r *auth.Request) { *r = sasRequest("mytable", resignTable(t, q, "tn", "mytable\n")) }, apierr.AuthenticationFailed, "tn holds a line break"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -34,31 +34,25 @@ func (v *Verifier) authenticateSharedKey(acct *accountEntry, r *Request, header 
 		return nil, authFailed("The MAC signature found in the HTTP request '%s' is not a base64 HMAC-SHA256.", sigText)
 	}
 
-	// Every SDK signs the path as it puts it on the wire, so the wire path is
-	// tried first and almost always matches with one HMAC per key. Other
-	// spellings (the decoded path, Go's re-encoding of it) are tried only
-	// after a mismatch, for clients or proxies that normalise the path.
+	// The canonicalized resource holds the path exactly as it came on the
+	// wire, never a decoded or re-encoded spelling of it: "any portion of
+	// the CanonicalizedResource string that is derived from the resource's
+	// URI should be encoded exactly as it is in the URI". Accepting another
+	// spelling would let a signature for one wire path authorize another
+	// (the one for 'x y', sent as x%20y, would sign the literal path of the
+	// entity 'x%20y', sent as x%2520y).
 	comp := compParam(r.Query)
 	buf := make([]byte, 0, 160+len(r.SignedPath))
 	buf = appendSharedKeyStringToSign(buf, scheme, r, date, acct.name, r.SignedPath, comp)
 	matched := matchAny(acct.keys, buf, &sig)
-	if !matched {
-		for _, path := range alternatePaths(r.SignedPath) {
-			buf = appendSharedKeyStringToSign(buf[:0], scheme, r, date, acct.name, path, comp)
-			if matched = matchAny(acct.keys, buf, &sig); matched {
-				break
-			}
-		}
-	}
 	if matched {
 		if scheme == SchemeSharedKey {
 			return acct.sharedKey, nil
 		}
 		return acct.sharedKeyLite, nil
 	}
-	// Like Azure, name the string-to-sign (of the wire path) so a developer
-	// can compare it with what the client signed; it holds nothing secret.
-	buf = appendSharedKeyStringToSign(buf[:0], scheme, r, date, acct.name, r.SignedPath, comp)
+	// Like Azure, name the string-to-sign so a developer can compare it
+	// with what the client signed; it holds nothing secret.
 	return nil, authFailed("The MAC signature found in the HTTP request '%s' is not the same as any computed signature. Server used following string to sign: '%s'.", sigText, buf)
 }
 
@@ -160,43 +154,4 @@ func appendCanonicalizedResource(b []byte, account, path string, comp *string) [
 		b = append(b, *comp...)
 	}
 	return b
-}
-
-// alternatePaths lists other spellings of the signed path than the wire
-// form, without duplicates: the decoded path, and Go's escaping of it.
-func alternatePaths(wire string) []string {
-	if strings.IndexByte(wire, '%') < 0 && !needsEscaping(wire) {
-		return nil
-	}
-	var out []string
-	add := func(p string) {
-		if p == wire {
-			return
-		}
-		for _, q := range out {
-			if q == p {
-				return
-			}
-		}
-		out = append(out, p)
-	}
-	decoded := wire
-	if d, err := url.PathUnescape(wire); err == nil {
-		decoded = d
-		add(decoded)
-	}
-	add((&url.URL{Path: decoded}).EscapedPath())
-	return out
-}
-
-// needsEscaping reports whether Go would escape any byte of a decoded path,
-// i.e. whether the path may have been decoded by a proxy before it reached us.
-func needsEscaping(p string) bool {
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c <= ' ' || c >= 0x7f || c == '\'' || c == '(' || c == ')' || c == '"' {
-			return true
-		}
-	}
-	return false
 }

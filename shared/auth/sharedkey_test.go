@@ -244,9 +244,10 @@ func TestSharedKeyMismatchNamesStringToSign(t *testing.T) {
 	}
 }
 
-// TestSharedKeyPathSpellings covers clients that sign a different spelling
-// of the path than the one that reached us, e.g. behind a proxy that
-// decodes or re-encodes the path.
+// TestSharedKeyPathSpellings: the signature covers the path exactly as it
+// came on the wire. Another spelling of it, even one that decodes to the
+// same resource, is refused: accepting a decoded spelling would let the
+// signature of one entity's path authorize another's.
 func TestSharedKeyPathSpellings(t *testing.T) {
 	v := newVerifier(t, nil)
 	key := devKey(t)
@@ -257,10 +258,14 @@ func TestSharedKeyPathSpellings(t *testing.T) {
 		wantAccept bool
 	}{
 		{"wire path kept %27", "http://h/devstoreaccount1/t(PartitionKey='O%27%27Brien',RowKey='x')", "/devstoreaccount1/t(PartitionKey='O%27%27Brien',RowKey='x')", true},
-		{"proxy decoded the path", "http://h/devstoreaccount1/t(PartitionKey='O%27%27Brien',RowKey='a%20b')", "/devstoreaccount1/t(PartitionKey='O''Brien',RowKey='a b')", false},
-		{"client signed decoded, wire encoded", "http://h/devstoreaccount1/t(PartitionKey='a b')", "/devstoreaccount1/t(PartitionKey='a%20b')", true},
-		{"client signed Go escaping, proxy decoded", "http://h/devstoreaccount1/t%28PartitionKey=%27a%20b%27%29", "/devstoreaccount1/t(PartitionKey='a b')", true},
 		{"a URL without a path signs the root slash", "http://h?restype=service&comp=properties", "/", true},
+		{"proxy decoded the path", "http://h/devstoreaccount1/t(PartitionKey='O%27%27Brien',RowKey='a%20b')", "/devstoreaccount1/t(PartitionKey='O''Brien',RowKey='a b')", false},
+		{"client signed decoded, wire encoded", "http://h/devstoreaccount1/t(PartitionKey='a b')", "/devstoreaccount1/t(PartitionKey='a%20b')", false},
+		{"client signed Go escaping, proxy decoded", "http://h/devstoreaccount1/t%28PartitionKey=%27a%20b%27%29", "/devstoreaccount1/t(PartitionKey='a b')", false},
+		{"entity 'x y' replayed on entity 'x%20y'", "http://h/devstoreaccount1/t(PartitionKey='x%20y',RowKey='r')", "/devstoreaccount1/t(PartitionKey='x%2520y',RowKey='r')", false},
+		{"entity 'x%20y' replayed on entity 'x y'", "http://h/devstoreaccount1/t(PartitionKey='x%2520y',RowKey='r')", "/devstoreaccount1/t(PartitionKey='x%20y',RowKey='r')", false},
+		{"hex digits in another case", "http://h/devstoreaccount1/t(PartitionKey='%C3%A9',RowKey='r')", "/devstoreaccount1/t(PartitionKey='%c3%a9',RowKey='r')", false},
+		{"table name percent-encoded", "http://h/devstoreaccount1/t()", "/devstoreaccount1/%74()", false},
 		{"different key on the wire", "http://h/devstoreaccount1/t(PartitionKey='a')", "/devstoreaccount1/t(PartitionKey='b')", false},
 	}
 	for _, tc := range tests {

@@ -170,11 +170,7 @@ const defaultVersion = "2019-02-02"
 func (h *Handler) serve(c *call) (*response, error) {
 	routePath := c.r.URL.Path
 	escaped := c.r.URL.EscapedPath()
-	// SharedKey signs the path exactly as it went on the wire.
-	signed, _, _ := strings.Cut(c.r.RequestURI, "?")
-	if signed == "" || !strings.HasPrefix(signed, "/") {
-		signed = escaped
-	}
+	signed := wirePath(c.r)
 	if v, ok := c.r.Context().Value(signedPathKey{}).(string); ok && v != "" {
 		signed = v
 	}
@@ -250,6 +246,27 @@ func (h *Handler) serve(c *call) (*response, error) {
 		}
 	}
 	return op.serve(h, c)
+}
+
+// wirePath is the path of the request target exactly as the client sent
+// it, still percent-encoded: SharedKey signs that spelling and no other.
+// An absolute-form target ("http://host/path", as sent to a proxy) keeps
+// its path after the authority. Requests built in process without a
+// RequestURI fall back to the URL's own escaping.
+func wirePath(r *http.Request) string {
+	if r.RequestURI == "" {
+		return r.URL.EscapedPath()
+	}
+	path, _, _ := strings.Cut(r.RequestURI, "?")
+	if !strings.HasPrefix(path, "/") {
+		if _, rest, ok := strings.Cut(path, "://"); ok {
+			path = ""
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				path = rest[i:]
+			}
+		}
+	}
+	return path
 }
 
 // splitAccount finds the account: path-style (the first path segment, the

@@ -22,6 +22,12 @@
 // sent. NewRequest routes on the part the resource template matched and
 // hands the handler the full path through httpapi.WithSignedPath; the
 // handler also puts the prefix into odata.metadata and Location URLs.
+// A REST API keeps both paths percent-encoded exactly as the client sent
+// them, and the signature is verified over that spelling only. An HTTP API
+// (payload 2.0) would deliver the path decoded, and a decoded path can
+// spell another entity's wire path (x%2520y, the path of the key 'x%20y',
+// decodes to x%20y, the path of 'x y'): one more reason the deployment is
+// a REST API.
 //
 // # One function per operation
 //

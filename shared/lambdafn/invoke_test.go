@@ -199,3 +199,39 @@ func TestRequestLogLine(t *testing.T) {
 		t.Errorf("no latency in milliseconds (\"ms\"): %v", line)
 	}
 }
+
+// TestSignedPathReplay: through API Gateway too, a signature covers the
+// wire path only. The request signed for entity 'x y' (x%20y on the wire)
+// replayed on the path of entity 'x%20y' (x%2520y) is refused, and both
+// entities stay as they were.
+func TestSignedPathReplay(t *testing.T) {
+	fs := newFunctions(t, openBolt(t))
+	createTable(t, fs, "replay")
+	for _, pk := range []string{"x y", "x%20y"} {
+		resp := fs.do(t, newRequest(t, req{method: http.MethodPost, path: "/replay",
+			body:   `{"PartitionKey":"` + pk + `","RowKey":"r"}`,
+			header: map[string]string{"Content-Type": "application/json", "Prefer": "return-no-content"}}), stageOpts())
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("insert %q: %d %s", pk, resp.StatusCode, readAll(t, resp))
+		}
+	}
+	signedFor := "/replay(PartitionKey='x%20y',RowKey='r')"
+	replayedOn := "/replay(PartitionKey='x%2520y',RowKey='r')"
+	date := time.Now()
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		header := map[string]string{"If-Match": "*"}
+		signed := newRequest(t, req{method: method, path: signedFor, header: header, date: date})
+		replay := newRequest(t, req{method: method, path: replayedOn, header: header, date: date})
+		replay.Header.Set("Authorization", signed.Header.Get("Authorization"))
+		resp := fs.do(t, replay, stageOpts())
+		if body := readAll(t, resp); resp.StatusCode != http.StatusForbidden || resp.Header.Get("x-ms-error-code") != "AuthenticationFailed" {
+			t.Fatalf("%s signed for %s, sent on %s: %d %s", method, signedFor, replayedOn, resp.StatusCode, body)
+		}
+	}
+	for _, path := range []string{signedFor, replayedOn} {
+		resp := fs.do(t, newRequest(t, req{method: http.MethodGet, path: path}), stageOpts())
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s after the replays: %d %s", path, resp.StatusCode, readAll(t, resp))
+		}
+	}
+}
