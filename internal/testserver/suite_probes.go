@@ -55,4 +55,43 @@ func suiteProbes(t *testing.T, newServer func(t *testing.T) *Server) {
 			t.Fatalf("GET %s read PartitionKey %v, want x%%20y", replayedOn, got)
 		}
 	})
+
+	t.Run("BatchOperationFramedOtherwise", func(t *testing.T) {
+		// An operation whose headers frame its body otherwise than the
+		// changeset does is refused with the whole batch: 400, not 202,
+		// and nothing of the batch is applied.
+		c := newTable(t, sc, "framing")
+		table := TableName(t, "framing")
+		addEntity(t, c, `{"PartitionKey":"p","RowKey":"r","V":"original"}`)
+		before := snapshot(t, c)
+		body := []byte(`{"V":"overwritten"}`) // 19 bytes, as in the probe
+		insert := batchOp{Method: http.MethodPost, Path: "/" + table, Body: []byte(`{"PartitionKey":"p","RowKey":"new"}`),
+			Header: http.Header{"Prefer": {"return-no-content"}}}
+		for _, header := range []http.Header{
+			{"Content-Length": {"999999"}},
+			{"Content-Length": {"5"}},
+			{"Content-Length": {"19", "20"}},
+			{"Transfer-Encoding": {"chunked"}},
+		} {
+			put := batchOp{Method: http.MethodPut, Path: entityPath(table, "p", "r"), Header: header, Body: body}
+			resp := srv.doBatch(t, []batchOp{insert, put})
+			wantRawError(t, resp, http.StatusBadRequest, "InvalidInput")
+			commonHeaders(t, resp)
+			unchanged(t, c, before)
+		}
+		// The same batch framed right goes through.
+		put := batchOp{Method: http.MethodPut, Path: entityPath(table, "p", "r"), Header: http.Header{"Content-Length": {"19"}}, Body: body}
+		resp := srv.doBatch(t, []batchOp{insert, put})
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("framed batch: %d %s", resp.StatusCode, truncate(resp.Body))
+		}
+		for _, part := range parseBatchResponse(t, resp.Header.Get("Content-Type"), resp.Body) {
+			if part.StatusCode != http.StatusNoContent {
+				t.Fatalf("framed batch: a part answered %d: %s", part.StatusCode, truncate(part.Body))
+			}
+		}
+		if e, _ := getEDM(t, c, "p", "r"); e.Properties["V"] != "overwritten" {
+			t.Fatalf("framed batch left V = %v", e.Properties["V"])
+		}
+	})
 }

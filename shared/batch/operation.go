@@ -2,6 +2,7 @@ package batch
 
 import (
 	"io"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -92,15 +93,52 @@ func (p *parser) parseOperationPart(op *Operation, index int, partHeader []heade
 		}
 		*prev = parsedTarget{target: target, host: host, url: u}
 	}
+	body := p.data[bodyStart:content.end:content.end]
+	if apiErr := checkBodyFraming(index, header, body); apiErr != nil {
+		return apiErr
+	}
 	*op = Operation{
 		Index:     index,
 		Method:    resolved,
 		URL:       u,
 		Header:    header,
-		Body:      trimBody(p.data[bodyStart:content.end:content.end]),
+		Body:      trimBody(body),
 		ContentID: contentID,
 	}
 	return nil
+}
+
+// checkBodyFraming refuses the whole batch when an operation's headers
+// frame its body otherwise than the changeset does. The body is what lies
+// between the operation's header block and the next delimiter; a
+// Content-Length that names another length (a PUT saying 999999 over 19
+// bytes), two that disagree, or a Transfer-Encoding leave it open what the
+// client meant to send, and another parser on the way (a proxy, Azure)
+// would read a different request than the one applied here. A length that
+// counts the body without the whitespace around it is accepted, as that
+// whitespace is tolerated anyway.
+func checkBodyFraming(index int, header http.Header, body []byte) *apierr.Error {
+	if len(header["Transfer-Encoding"]) > 0 {
+		return invalidBatch("Operation %d sends a Transfer-Encoding; an operation's body is delimited by the changeset and may only declare a Content-Length.", index)
+	}
+	lengths := header["Content-Length"]
+	if len(lengths) == 0 {
+		return nil
+	}
+	declared := strings.TrimSpace(lengths[0])
+	for _, v := range lengths[1:] {
+		if strings.TrimSpace(v) != declared {
+			return invalidBatch("Operation %d sends two different Content-Length headers.", index)
+		}
+	}
+	n, err := strconv.ParseUint(declared, 10, 63)
+	if err != nil {
+		return invalidBatch("Operation %d has the Content-Length %q, which is not a length.", index, declared)
+	}
+	if n == uint64(len(body)) || n == uint64(len(trimBody(body))) {
+		return nil
+	}
+	return invalidBatch("Operation %d declares a Content-Length of %d bytes, but its body is %d bytes.", index, n, len(body))
 }
 
 // requestLine returns the first non-empty line of text and the offset

@@ -125,6 +125,17 @@ func TestParseErrors(t *testing.T) {
 		{name: "query with a malformed request line", body: queryBody("GET\r\n\r\n"), wantCode: apierr.InvalidInput, wantIndex: -1},
 		{name: "query tunneled through X-HTTP-Method", body: queryBody("GET http://h/a/t() HTTP/1.1\r\nX-HTTP-Method: DELETE\r\n\r\n"), wantCode: apierr.XMethodNotUsingPost, wantIndex: -1},
 		{name: "query without Host", body: queryBody("GET /a/t() HTTP/1.1\r\n\r\n"), wantCode: apierr.HostInformationNotPresent, wantIndex: -1},
+		// An operation's headers must frame its body as the changeset does,
+		// or the whole batch is refused: nothing of it is applied.
+		{name: "Content-Length over the body", body: changesetBody(op(insertRequest), op(framedPut("999999", `{"V":"replaced"}`))), wantCode: apierr.InvalidInput, wantIndex: -1},
+		{name: "Content-Length under the body", body: changesetBody(op(framedPut("5", `{"V":"replaced"}`))), wantCode: apierr.InvalidInput, wantIndex: -1},
+		{name: "Content-Length on a body-less DELETE", body: changesetBody(op("DELETE http://h/a/t(PartitionKey='p',RowKey='r') HTTP/1.1\r\nIf-Match: *\r\nContent-Length: 10\r\n\r\n")), wantCode: apierr.InvalidInput, wantIndex: -1},
+		{name: "negative Content-Length", body: changesetBody(op(framedPut("-16", `{"V":"replaced"}`))), wantCode: apierr.InvalidInput, wantIndex: -1},
+		{name: "Content-Length not a number", body: changesetBody(op(framedPut("16x", `{"V":"replaced"}`))), wantCode: apierr.InvalidInput, wantIndex: -1},
+		{name: "Content-Length past int64", body: changesetBody(op(framedPut("99999999999999999999", `{"V":"replaced"}`))), wantCode: apierr.InvalidInput, wantIndex: -1},
+		{name: "two Content-Lengths that disagree", body: changesetBody(op("PUT http://h/a/t(PartitionKey='p',RowKey='r') HTTP/1.1\r\nContent-Length: 16\r\nContent-Length: 17\r\n\r\n{\"V\":\"replaced\"}")), wantCode: apierr.InvalidInput, wantIndex: -1},
+		{name: "Transfer-Encoding chunked", body: changesetBody(op("PUT http://h/a/t(PartitionKey='p',RowKey='r') HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"V\":\"replaced\"}\r\n0\r\n\r\n")), wantCode: apierr.InvalidInput, wantIndex: -1},
+		{name: "query with a Content-Length over its empty body", body: queryBody("GET http://h/a/t() HTTP/1.1\r\nContent-Length: 999999\r\n\r\n"), wantCode: apierr.InvalidInput, wantIndex: -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,6 +179,11 @@ func TestParseErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// framedPut is a PUT of body that declares the given Content-Length.
+func framedPut(contentLength, body string) string {
+	return "PUT http://h/a/t(PartitionKey='p',RowKey='r') HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: " + contentLength + "\r\n\r\n" + body
 }
 
 type failingReader struct{}
@@ -247,6 +263,19 @@ func TestParseTolerances(t *testing.T) {
 			name: "blank lines before the request line and around the body",
 			body: changesetBody(op("\r\n\r\n" + "POST http://h/a/t HTTP/1.1\r\n\r\n\r\n  {\"a\":1}\t\r\n\r\n")),
 			want: []string{`0 POST Insert host=h path=/a/t query= cid= if-match= prefer= body={"a":1}`},
+		},
+		{
+			name: "Content-Length of the body exactly, and of the body without the whitespace around it",
+			body: changesetBody(
+				op(framedPut("16", `{"V":"replaced"}`)),
+				op("PUT http://h/a/t(PartitionKey='p',RowKey='s') HTTP/1.1\r\nContent-Length: 16\r\nContent-Length: 16\r\n\r\n\r\n{\"V\":\"replaced\"} "),
+				op("DELETE http://h/a/t(PartitionKey='p',RowKey='t') HTTP/1.1\r\nIf-Match: *\r\nContent-Length: 0\r\n\r\n"),
+			),
+			want: []string{
+				`0 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='r') query= cid= if-match= prefer= body={"V":"replaced"}`,
+				`1 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='s') query= cid= if-match= prefer= body={"V":"replaced"}`,
+				`2 DELETE Delete host=h path=/a/t(PartitionKey='p',RowKey='t') query= cid= if-match=* prefer= body=`,
+			},
 		},
 		{
 			name: "MIME Content-ID wins over the embedded one",

@@ -149,6 +149,9 @@ func referenceOperationPart(index int, partHeader textproto.MIMEHeader, content 
 	if apiErr != nil {
 		return Operation{}, &OperationError{Index: index, ContentID: contentID, Err: apiErr}
 	}
+	if apiErr := checkBodyFraming(index, header, body); apiErr != nil {
+		return Operation{}, apiErr
+	}
 	return Operation{Index: index, Method: resolved, URL: u, Header: header, Body: trimBody(body), ContentID: contentID}, nil
 }
 
@@ -294,6 +297,9 @@ func differentialSeeds(t testing.TB) map[string][]byte {
 		"space in target":          "MERGE http://h/a/t(PartitionKey='p',RowKey='r s') HTTP/1.1\r\n\r\n{}",
 		"no path":                  "POST http://h?x HTTP/1.1\r\n\r\n{}",
 		"Content-ID inside":        "POST http://h/a/t HTTP/1.1\r\nContent-ID: 7\r\n\r\n{}",
+		"Content-Length over body": "PUT http://h/a/t HTTP/1.1\r\nContent-Length: 999999\r\n\r\n{}",
+		"Content-Length of body":   "PUT http://h/a/t HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}",
+		"Transfer-Encoding":        "PUT http://h/a/t HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
 		"non-ASCII header value":   "POST http://h/a/t HTTP/1.1\r\nPrefer: \xc3\xbc\r\n\r\n{}",
 		"unicode space line first": "\xc2\x85\r\nPOST http://h/a/t HTTP/1.1\r\n\r\n{}",
 	} {
