@@ -38,11 +38,37 @@ var errMessageTooLarge = errors.New("message too large")
 // one line (no continuation), for previousField.
 type headerField struct{ line, name, key, value string }
 
+// headerBlocks reads a sequence of header blocks (the parts of a
+// changeset, or their embedded requests), keeping the previous block's
+// fields so that readHeaderFields can reuse what it already checked: the
+// blocks of a changeset repeat most of their lines.
+// The two arrays hold the blocks of usual size (an SDK's embedded request
+// has about ten headers) without allocating.
+type headerBlocks struct {
+	current, previous []headerField
+	arrays            [2][16]headerField
+}
+
+// read parses the header block at the front of text. The fields it returns
+// are valid until the call after the next.
+func (b *headerBlocks) read(text string) ([]headerField, int, error) {
+	if b.current == nil {
+		b.current, b.previous = b.arrays[0][:0], b.arrays[1][:0]
+	}
+	fields, n, err := readHeaderFields(b.previous[:0], b.current, text)
+	b.previous, b.current = b.current, fields
+	return fields, n, err
+}
+
 // readHeaderFields parses the header block at the front of text, appends
 // its fields to fields, and returns the offset in text just past the block.
 // A block without its terminating empty line returns io.EOF with the
-// fields read so far and len(text).
-func readHeaderFields(fields []headerField, text string) ([]headerField, int, error) {
+// fields read so far and len(text). previous is an earlier block's fields,
+// as readHeaderFields returned them (or nil): a line found at the same
+// position there is not checked again. fields must not share previous's
+// backing array.
+func readHeaderFields(fields, previous []headerField, text string) ([]headerField, int, error) {
+	start := len(fields)
 	if len(text) > 0 && (text[0] == ' ' || text[0] == '\t') {
 		line, _ := cutLine(text)
 		if len(line) > 80 {
@@ -62,7 +88,7 @@ func readHeaderFields(fields []headerField, text string) ([]headerField, int, er
 		}
 		continued := pos < len(text) && (text[pos] == ' ' || text[pos] == '\t')
 		if !continued {
-			if f, ok := previousField(fields, line); ok {
+			if f, ok := previousField(previous, len(fields)-start, line); ok {
 				fields = append(fields, f)
 				continue
 			}
@@ -75,7 +101,7 @@ func readHeaderFields(fields []headerField, text string) ([]headerField, int, er
 			kv, pos = joinContinuation(kv, text, pos)
 		}
 		k, v, _ := strings.Cut(kv, ":")
-		key, ok := previousKey(fields, k)
+		key, ok := previousKey(previous, len(fields)-start, k)
 		if !ok {
 			key, ok = canonicalHeaderKey(k)
 		}
@@ -95,34 +121,27 @@ func readHeaderFields(fields []headerField, text string) ([]headerField, int, er
 	}
 }
 
-// previousField returns the field that an earlier block left in the slot
-// of fields' backing array where this one goes, if it was read from the
-// same one-line text: key and value are functions of the line, so they
-// are that field's. The operations of a changeset repeat most of their
-// header lines, and a caller that reuses its slice from block to block (as
-// the parser does) checks each such line once rather than once per
-// operation. Only fields readHeaderFields accepted are ever stored there.
-func previousField(fields []headerField, line string) (headerField, bool) {
-	if n := len(fields); n < cap(fields) {
-		if f := fields[:n+1][n]; f.line == line && line != "" {
-			return f, true
-		}
+// previousField returns previous[i] if it was read from the same one-line
+// text: key and value are functions of the line, so they are that
+// field's, and the operations of a changeset, which repeat most of their
+// header lines, check each such line once rather than once per operation.
+// previous holds only fields readHeaderFields accepted.
+func previousField(previous []headerField, i int, line string) (headerField, bool) {
+	if i < len(previous) && previous[i].line == line && line != "" {
+		return previous[i], true
 	}
 	return headerField{}, false
 }
 
 // previousKey is previousField for a line that differs but names the same
 // header (Content-Length: 397, then 398): it returns the canonical key of
-// name if the field in that slot had the same name, so each spelling is
-// canonicalized once per changeset rather than once per operation, which
-// was a twentieth of a 100-insert batch. Only fields readHeaderFields
-// accepted are ever stored there, so the key is the one canonicalHeaderKey
-// gives name.
-func previousKey(fields []headerField, name string) (string, bool) {
-	if n := len(fields); n < cap(fields) {
-		if f := fields[:n+1][n]; f.name == name && name != "" {
-			return f.key, true
-		}
+// name if previous[i] had the same name, so each spelling is canonicalized
+// once per changeset rather than once per operation. previous holds only
+// fields readHeaderFields accepted, so the key is the one
+// canonicalHeaderKey gives name.
+func previousKey(previous []headerField, i int, name string) (string, bool) {
+	if i < len(previous) && previous[i].name == name && name != "" {
+		return previous[i].key, true
 	}
 	return "", false
 }

@@ -59,8 +59,7 @@ func (p *parser) parseOperationPart(op *Operation, index int, partHeader []heade
 	if !ok {
 		return operationInvalid(index, contentID, "The operation's request line %q is malformed.", line)
 	}
-	fields, n, err := readHeaderFields(p.fields[:0], text[pos:])
-	p.fields = fields
+	fields, n, err := p.requestHeaders.read(text[pos:])
 	if err != nil && err != io.EOF {
 		return operationInvalid(index, contentID, "The operation's headers are malformed: %v.", err)
 	}

@@ -192,14 +192,13 @@ func ParseBytes(contentType string, body []byte) (*Request, error) {
 type parser struct {
 	data []byte
 	text string
-	// partFields holds the MIME headers of the part being parsed; it is
-	// reused from part to part.
-	partFields []headerField
-	// fields holds the embedded request's headers until they become an
-	// http.Header.
-	fields []headerField
-	values stringSlab
-	urls   []url.URL
+	// partHeaders reads the MIME headers of the parts.
+	partHeaders headerBlocks
+	// requestHeaders reads the embedded requests' headers, which then
+	// become an http.Header.
+	requestHeaders headerBlocks
+	values         stringSlab
+	urls           []url.URL
 	// lastTarget is the last request target parsed, with its Host header
 	// and its URL, for the next operation that sends the same.
 	lastTarget parsedTarget
@@ -219,8 +218,7 @@ func (p *parser) readHeaderBlock(part span) ([]headerField, span, error) {
 	if part.start == part.end {
 		return nil, span{}, errNoHeaderBlock
 	}
-	fields, n, err := readHeaderFields(p.partFields[:0], p.text[part.start:part.end])
-	p.partFields = fields
+	fields, n, err := p.partHeaders.read(p.text[part.start:part.end])
 	if err != nil {
 		if err == io.EOF {
 			return nil, span{}, errNoHeaderBlock
