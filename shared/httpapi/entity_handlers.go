@@ -94,6 +94,7 @@ func (h *Handler) queryEntities(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.itemsRead = page.ItemsRead
 	resp := &response{
 		status:      http.StatusOK,
 		contentType: jsonContentType(enc.level),

@@ -97,11 +97,14 @@ type call struct {
 	principal *auth.Principal
 	scope     tables.Scope
 	xml       bool // the operation speaks XML (errors too)
+	// itemsRead is what a query page cost the store (store.Page.ItemsRead),
+	// for the request log; -1 for operations that are not queries.
+	itemsRead int
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now() // latency is measured, never injected
-	c := &call{r: r, w: w, requestID: h.opts.NewRequestID(), now: h.opts.Now().UTC()}
+	c := &call{r: r, w: w, requestID: h.opts.NewRequestID(), now: h.opts.Now().UTC(), itemsRead: -1}
 	c.version = r.Header.Get("x-ms-version")
 	if c.version == "" {
 		c.version = defaultVersion
@@ -134,7 +137,7 @@ const statusClientClosedRequest = 499
 // logRequest writes the one line per request of LogRequests: latency in
 // milliseconds, and the Azure error code of every error answer.
 func (h *Handler) logRequest(c *call, start time.Time, status int, code apierr.Code) {
-	attrs := make([]slog.Attr, 0, 9)
+	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs,
 		slog.String("requestId", c.requestID),
 		slog.String("account", c.account),
@@ -153,6 +156,9 @@ func (h *Handler) logRequest(c *call, start time.Time, status int, code apierr.C
 		attrs = append(attrs, slog.String("code", string(code)))
 	}
 	attrs = append(attrs, slog.Float64("ms", float64(time.Since(start).Microseconds())/1000))
+	if c.itemsRead >= 0 {
+		attrs = append(attrs, slog.Int("itemsRead", c.itemsRead))
+	}
 	h.log.LogAttrs(c.r.Context(), slog.LevelInfo, "request", attrs...)
 }
 

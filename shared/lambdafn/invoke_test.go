@@ -187,7 +187,7 @@ func TestRequestLogLine(t *testing.T) {
 	line := lines[0]
 	want := map[string]any{
 		"msg": "request", "function": "readresource", "operation": "QueryEntities", "account": devAccount,
-		"table": "logged", "status": float64(200), "lambdaRequestId": "lambda-req-1",
+		"table": "logged", "status": float64(200), "lambdaRequestId": "lambda-req-1", "itemsRead": float64(0),
 		"apiRequestId": ev.RequestContext.RequestID, "requestId": resp.MultiValueHeaders["X-Ms-Request-Id"][0],
 	}
 	for k, v := range want {

@@ -131,6 +131,9 @@ type Query struct {
 type Page struct {
 	Entities []*model.Entity
 	Next     *Cursor
+	// ItemsRead is how many stored items the store read for the page, the
+	// measure of its cost that the request log carries.
+	ItemsRead int
 }
 
 // TableQuery selects tables of one account in case-insensitive name order.

@@ -75,6 +75,7 @@ func (sc *scan) run(c *bolt.Cursor) (store.Page, error) {
 		// cursor may rest on any of them, and the budget must bound scans
 		// that skip many partitions.
 		examined++
+		page.ItemsRead = examined
 		last := k
 		switch {
 		case below(keys.RowKey.Lower, rk):

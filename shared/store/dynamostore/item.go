@@ -109,10 +109,13 @@ func buildItems(e *model.Entity) (entityItems, error) {
 		props = append(props, p)
 		total += p.size
 	}
-	main := make(item, len(props)+4)
+	main := make(item, len(props)+6)
 	main[attrPartitionKey] = &types.AttributeValueMemberS{Value: pk}
 	main[attrRowKey] = &types.AttributeValueMemberS{Value: rk}
 	main[attrTimestamp] = &types.AttributeValueMemberS{Value: formatTime(e.Timestamp)}
+	// The order index attributes, on main items only, so overflow items
+	// stay out of the index.
+	main[attrShard], main[attrOrder] = orderAttrs(pk, rk)
 	if len(props) > 0 {
 		main[attrCount] = &types.AttributeValueMemberN{Value: strconv.Itoa(len(props))}
 	}

@@ -167,7 +167,7 @@ func (r *entityReader) attribute(d *itemDecoder, attr, kind string) error {
 			return rerr
 		}
 		r.size += len(attr) + len(n)/2 + 2
-		if attr == attrCount {
+		if attr == attrCount || attr == attrShard {
 			return nil
 		}
 		if custom {
@@ -179,6 +179,9 @@ func (r *entityReader) attribute(d *itemDecoder, attr, kind string) error {
 			return rerr
 		}
 		r.size += len(attr) + len(b)
+		if attr == attrOrder {
+			return nil
+		}
 		custom = custom && !typed
 		v = decodeBinary(b)
 	case "BOOL":

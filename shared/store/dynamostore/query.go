@@ -23,8 +23,9 @@ import (
 // hold fewer than Top entities with a continuation, as Azure's pages do.
 // All reads are strongly consistent.
 
-// reader reads one DynamoDB page.
-type reader func(ctx context.Context, limit int32, start item) (items []pageItem, last item, err error)
+// reader reads one DynamoDB page; scanned is the number of items DynamoDB
+// read for it (ScannedCount).
+type reader func(ctx context.Context, limit int32, start item) (items []pageItem, last item, scanned int, err error)
 
 // QueryEntities returns one page of a query.
 func (s *Store) QueryEntities(ctx context.Context, account, table string, q store.Query) (store.Page, error) {
@@ -36,25 +37,35 @@ func (s *Store) QueryEntities(ctx context.Context, account, table string, q stor
 	if top <= 0 || top > 1000 {
 		top = 1000
 	}
-	var read reader
-	var start item
+	pg := func() *pager {
+		return &pager{s: s, phys: phys, q: q, top: top, deadline: time.Now().Add(s.opts.QueryTimeBudget)}
+	}
 	if pk, ok := q.Keys.PartitionKey.Exact(); ok {
-		var empty bool
-		read, empty = s.partitionReader(phys, pk, q)
+		read, empty := s.partitionReader(phys, pk, q)
 		if empty {
 			return store.Page{}, s.checkTable(ctx, phys)
 		}
-	} else {
-		if q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
+		return pg().run(ctx, read, nil)
+	}
+	if q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
+		return store.Page{}, s.checkTable(ctx, phys)
+	}
+	if s.orderIndexUsable(phys) {
+		read, empty := s.orderedReader(phys, q)
+		if empty {
 			return store.Page{}, s.checkTable(ctx, phys)
 		}
-		read = s.scanReader(phys)
-		if q.After != nil {
-			start = keyItem(encodeKey(q.After.PartitionKey), encodeKey(q.After.RowKey)+afterKey)
+		page, err := pg().run(ctx, read, nil)
+		if !errors.Is(err, errNoOrderIndex) {
+			return page, err
 		}
+		s.markNoIndex(phys)
 	}
-	pg := pager{s: s, phys: phys, q: q, top: top, deadline: time.Now().Add(s.opts.QueryTimeBudget)}
-	return pg.run(ctx, read, start)
+	var start item
+	if q.After != nil {
+		start = keyItem(encodeKey(q.After.PartitionKey), encodeKey(q.After.RowKey)+afterKey)
+	}
+	return pg().run(ctx, s.scanReader(phys), start)
 }
 
 // checkTable answers ErrTableNotFound for a missing table when a query needs
@@ -114,7 +125,7 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 	case upper != nil:
 		cond += " AND " + x.name("#rk", attrRowKey) + " <= " + x.value(":hi", str(hi))
 	}
-	return func(ctx context.Context, limit int32, start item) ([]pageItem, item, error) {
+	return func(ctx context.Context, limit int32, start item) ([]pageItem, item, int, error) {
 		cctx, cancel := s.call(ctx)
 		defer cancel()
 		var sink entitySink
@@ -128,14 +139,14 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 			Limit:                     aws.Int32(limit),
 		})
 		if err != nil {
-			return nil, nil, mapErr("query entities", err)
+			return nil, nil, 0, mapErr("query entities", err)
 		}
-		return sink.pageItems(out.Items), out.LastEvaluatedKey, nil
+		return sink.pageItems(out.Items), out.LastEvaluatedKey, int(out.ScannedCount), nil
 	}, false
 }
 
 func (s *Store) scanReader(phys string) reader {
-	return func(ctx context.Context, limit int32, start item) ([]pageItem, item, error) {
+	return func(ctx context.Context, limit int32, start item) ([]pageItem, item, int, error) {
 		cctx, cancel := s.call(ctx)
 		defer cancel()
 		var sink entitySink
@@ -146,9 +157,9 @@ func (s *Store) scanReader(phys string) reader {
 			Limit:             aws.Int32(limit),
 		})
 		if err != nil {
-			return nil, nil, mapErr("scan entities", err)
+			return nil, nil, 0, mapErr("scan entities", err)
 		}
-		return sink.pageItems(out.Items), out.LastEvaluatedKey, nil
+		return sink.pageItems(out.Items), out.LastEvaluatedKey, int(out.ScannedCount), nil
 	}
 }
 
@@ -197,7 +208,8 @@ func (pg *pager) run(ctx context.Context, read reader, start item) (store.Page, 
 	// one, is left for the next page.
 	limit := pg.top + 1
 	for {
-		items, last, err := read(ctx, int32(limit), start)
+		items, last, scanned, err := read(ctx, int32(limit), start)
+		pg.page.ItemsRead += scanned
 		if err != nil {
 			if pg.pos != nil && ctx.Err() == nil && errors.Is(err, store.ErrUnavailable) {
 				// A read timed out after the page made progress: hand back

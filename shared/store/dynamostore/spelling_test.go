@@ -44,7 +44,7 @@ func TestMergeMovesTypedSpelling(t *testing.T) {
 			t.Fatalf("%d items; want 1", len(items))
 		}
 		got := attrNames(items[0])
-		want = append(want, attrPartitionKey, attrRowKey, attrTimestamp, attrCount)
+		want = append(want, attrPartitionKey, attrRowKey, attrTimestamp, attrCount, attrShard, attrOrder)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
 			t.Errorf("stored attributes %q; want %q", got, want)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -27,6 +28,7 @@ type API interface {
 	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
 	DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
 }
 
 var _ API = (*dynamodb.Client)(nil)
@@ -52,6 +54,10 @@ type Options struct {
 	// reach this many DynamoDB bytes, so a page fits a Lambda response
 	// (6 MB). Default 3 MiB.
 	QueryByteBudget int
+	// Layout decides whether CreateTable adds the order index (see doc.go,
+	// "Ordered layout"). Default LayoutOrdered. Queries use the index of any
+	// table that has it, whatever the layout.
+	Layout Layout
 }
 
 func (o Options) withDefaults() Options {
@@ -70,6 +76,9 @@ func (o Options) withDefaults() Options {
 	if o.QueryByteBudget <= 0 {
 		o.QueryByteBudget = 3 << 20
 	}
+	if o.Layout == "" {
+		o.Layout = LayoutOrdered
+	}
 	return o
 }
 
@@ -77,6 +86,9 @@ func (o Options) withDefaults() Options {
 type Store struct {
 	db   API
 	opts Options
+	// noIndex maps a physical table found without a usable order index to
+	// the time.Time until which its queries Scan (see merge.go).
+	noIndex sync.Map
 }
 
 var _ store.Store = (*Store)(nil)
@@ -97,6 +109,9 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 	}
 	if n := len(opts.CatalogTable); n < 3 || n > 255 || !validTableChars(opts.CatalogTable) {
 		return nil, fmt.Errorf("dynamostore: catalog table name %q is not a valid DynamoDB table name", opts.CatalogTable)
+	}
+	if _, ok := ParseLayout(string(opts.Layout)); !ok {
+		return nil, fmt.Errorf("dynamostore: layout %q: use %q or %q", opts.Layout, LayoutOrdered, LayoutUnordered)
 	}
 	s := &Store{db: tuneClient(client), opts: opts}
 	if err := s.ensureCatalog(ctx); err != nil {

@@ -128,12 +128,7 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		cctx, cancel := s.call(ctx)
-		_, err = s.db.CreateTable(cctx, &dynamodb.CreateTableInput{
-			TableName:            aws.String(phys),
-			BillingMode:          types.BillingModePayPerRequest,
-			AttributeDefinitions: keyAttributeDefinitions(attrPartitionKey, attrRowKey),
-			KeySchema:            keySchema(attrPartitionKey, attrRowKey),
-		})
+		_, err = s.db.CreateTable(cctx, s.entityTableInput(phys))
 		cancel()
 		if err == nil || !isCode(err, "ResourceInUseException") {
 			break
@@ -187,6 +182,22 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 		return s.catalogErr("create table", err)
 	}
 	return nil
+}
+
+// entityTableInput is the CreateTable request of an Azure table's DynamoDB
+// table, with the order index in the ordered layout.
+func (s *Store) entityTableInput(phys string) *dynamodb.CreateTableInput {
+	in := &dynamodb.CreateTableInput{
+		TableName:            aws.String(phys),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: keyAttributeDefinitions(attrPartitionKey, attrRowKey),
+		KeySchema:            keySchema(attrPartitionKey, attrRowKey),
+	}
+	if s.opts.Layout == LayoutOrdered {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, orderAttributeDefinitions()...)
+		in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{orderIndexDefinition()}
+	}
+	return in
 }
 
 // releaseClaim removes our creating item after a failed create. It runs even

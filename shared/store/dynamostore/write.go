@@ -413,6 +413,10 @@ func mergeAction(table *string, p *plan, x *expr, notChunked string) types.Trans
 	var set, remove strings.Builder
 	set.WriteString("SET ")
 	set.WriteString(x.name("#t", attrTimestamp) + "=" + x.value(":t", str(formatTime(e.Timestamp))))
+	// The order index attributes: a merge-upsert may create the item, and
+	// an item written before the index gains them.
+	shard, order := orderAttrs(p.pk, p.rk)
+	set.WriteString("," + x.name("#s", attrShard) + "=" + x.value(":s", shard) + "," + x.name("#o", attrOrder) + "=" + x.value(":o", order))
 	for i, attr := range p.mergeAttrs {
 		ph := strconv.Itoa(i)
 		set.WriteString(",#" + ph + "=:" + ph)

@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
@@ -283,6 +284,39 @@ func (s suite) testQuery(t *testing.T) {
 		}
 		sortEntities(want)
 		f.wantEntities(rest, want, false)
+	})
+	t.Run("LongKeys", func(t *testing.T) {
+		// Keys whose (PartitionKey, RowKey) pairs share their first
+		// kilobyte or more, paged across those stretches: an index can
+		// hold only a prefix of such pairs, yet the order must hold.
+		long := f.newTable()
+		base := strings.Repeat("k", 1000)
+		var all []*model.Entity
+		for _, pk := range []string{base + "b", base, base + "a", "short"} {
+			var ops []store.Op
+			for _, rk := range []string{"r9", strings.Repeat("r", 40) + "2", "", strings.Repeat("r", 40) + "1", strings.Repeat("r", 40), "r0"} {
+				e := newEntity(pk, rk, props{"N": edm.NewInt32(int32(len(all)))})
+				all = append(all, e)
+				ops = append(ops, store.Op{Kind: store.OpInsert, Entity: e})
+			}
+			f.mustWrite(long, ops...)
+		}
+		sortEntities(all)
+		after := func(pk string) []*model.Entity {
+			var out []*model.Entity
+			for _, e := range all {
+				if e.PartitionKey > pk {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+		for _, tops := range [][]int{{1}, {2}, {5}, {1000}} {
+			f.wantEntities(f.queryAll(long, store.Query{}, tops...), all, f.opts.unorderedPartitions)
+			keys := model.KeyRange{PartitionKey: model.Bounds{Lower: excl(base)}}
+			q := store.Query{Keys: keys, Match: func(e *model.Entity) bool { return keys.Contains(e.PartitionKey, e.RowKey) }}
+			f.wantEntities(f.queryAll(long, q, tops...), after(base), f.opts.unorderedPartitions)
+		}
 	})
 	t.Run("EmptyTable", func(t *testing.T) {
 		empty := f.newTable()

@@ -1,0 +1,253 @@
+package dynamostore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// Ordered reads. A query without a PartitionKey equality reads every shard
+// of the order index with the query's key range (and cursor) as bounds on
+// attrOrder, lazily, a few items per shard at a time, and merges the shards
+// by key. Index reads are eventually consistent (DynamoDB offers nothing
+// else on a global secondary index).
+
+// errNoOrderIndex: the table has no usable order index (created unordered,
+// or still backfilling it); the query falls back to a Scan.
+var errNoOrderIndex = errors.New("dynamostore: table has no order index")
+
+// noIndexRecheck is how long a table found without the index is Scanned
+// before the index is tried again, so `dynamodb add-index` takes effect
+// without a restart.
+const noIndexRecheck = time.Minute
+
+func (s *Store) orderIndexUsable(phys string) bool {
+	until, ok := s.noIndex.Load(phys)
+	return !ok || time.Now().After(until.(time.Time))
+}
+
+func (s *Store) markNoIndex(phys string) {
+	s.noIndex.Store(phys, time.Now().Add(noIndexRecheck))
+}
+
+// isMissingIndex recognizes DynamoDB's answers to a Query of an index the
+// table lacks ("The table does not have the specified index") or is still
+// building ("Cannot read from backfilling global secondary index").
+func isMissingIndex(err error) bool {
+	if !isCode(err, "ValidationException") {
+		return false
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "specified index") || strings.Contains(msg, "backfilling")
+}
+
+// keyed is an item read from the index with its Azure keys.
+type keyed struct {
+	pi     pageItem
+	pk, rk string // Azure keys, for the merge
+	spk    string // stored keys, for the cursor
+	srk    string
+	order  []byte // truncated attrOrder
+	capped bool   // the encoding was truncated: it may tie with others
+}
+
+func compareKeyed(a, b *keyed) int {
+	return cmp.Or(strings.Compare(a.pk, b.pk), strings.Compare(a.rk, b.rk))
+}
+
+func newKeyed(pi pageItem) keyed {
+	var spk, srk string
+	if pi.entity != nil {
+		spk, srk = encodeKey(pi.entity.PartitionKey), encodeKey(pi.entity.RowKey)
+	} else {
+		spk, srk = stringAttr(pi.it, attrPartitionKey), stringAttr(pi.it, attrRowKey)
+	}
+	full := fullOrderKey(spk, srk)
+	return keyed{pi: pi, pk: decodeKey(spk), rk: decodeKey(srk), spk: spk, srk: srk, order: truncOrder(full), capped: len(full) > maxOrderBytes}
+}
+
+// shardStream is one shard of the index, read in pages.
+type shardStream struct {
+	shard int
+	// ready holds items in key order, to be merged. held holds the last
+	// items read when they share a truncated encoding whose group may go
+	// on in the next page: their order is known once the group ends.
+	ready, held []keyed
+	start       item // ExclusiveStartKey of the next page
+	done        bool
+}
+
+// merger merges the shards of one query.
+type merger struct {
+	s      *Store
+	phys   string
+	cond   string
+	names  map[string]string
+	values map[string]types.AttributeValue
+	after  *store.Cursor
+	shards []*shardStream
+}
+
+// orderedReader reads a query across partitions from the order index.
+// empty reports that no key can match.
+func (s *Store) orderedReader(phys string, q store.Query) (reader, bool) {
+	var after *cursorKeys
+	if q.After != nil {
+		after = &cursorKeys{pk: encodeKey(q.After.PartitionKey), rk: encodeKey(q.After.RowKey)}
+	}
+	lo, hi, empty := orderBounds(q.Keys.PartitionKey, after)
+	if empty {
+		return nil, true
+	}
+	m := &merger{s: s, phys: phys, after: q.After,
+		names:  map[string]string{"#s": attrShard},
+		values: map[string]types.AttributeValue{}}
+	m.cond = "#s = :s"
+	switch {
+	case lo != nil && hi != nil:
+		m.cond += " AND #o BETWEEN :lo AND :hi"
+	case lo != nil:
+		m.cond += " AND #o >= :lo"
+	case hi != nil:
+		m.cond += " AND #o <= :hi"
+	}
+	if lo != nil || hi != nil {
+		m.names["#o"] = attrOrder
+	}
+	if lo != nil {
+		m.values[":lo"] = &types.AttributeValueMemberB{Value: lo}
+	}
+	if hi != nil {
+		m.values[":hi"] = &types.AttributeValueMemberB{Value: hi}
+	}
+	for i := range orderShards {
+		m.shards = append(m.shards, &shardStream{shard: i})
+	}
+	return m.read, false
+}
+
+// read returns up to limit items in key order; last is nil once every
+// shard is spent.
+func (m *merger) read(ctx context.Context, limit int32, _ item) ([]pageItem, item, int, error) {
+	out := make([]pageItem, 0, limit)
+	var last *keyed
+	scanned := 0
+	for len(out) < int(limit) {
+		n, err := m.fill(ctx, int(limit)-len(out))
+		scanned += n
+		if err != nil {
+			return nil, nil, scanned, err
+		}
+		var next *shardStream
+		for _, sh := range m.shards {
+			if len(sh.ready) > 0 && (next == nil || compareKeyed(&sh.ready[0], &next.ready[0]) < 0) {
+				next = sh
+			}
+		}
+		if next == nil {
+			return out, nil, scanned, nil
+		}
+		k := next.ready[0]
+		next.ready = next.ready[1:]
+		if m.after != nil && compareKeyed(&k, &keyed{pk: m.after.PartitionKey, rk: m.after.RowKey}) <= 0 {
+			continue // admitted by a truncated bound
+		}
+		out = append(out, k.pi)
+		last = &k
+	}
+	return out, keyItem(last.spk, last.srk), scanned, nil
+}
+
+// fill reads a page of every shard that has nothing ready and is not
+// spent, concurrently, sized for want more items over all shards.
+func (m *merger) fill(ctx context.Context, want int) (int, error) {
+	var need []*shardStream
+	for _, sh := range m.shards {
+		if len(sh.ready) == 0 && !sh.done {
+			need = append(need, sh)
+		}
+	}
+	if len(need) == 0 {
+		return 0, nil
+	}
+	limit := int32(min((want+orderShards-1)/orderShards+1, 1000))
+	var wg sync.WaitGroup
+	counts := make([]int, len(need))
+	errs := make([]error, len(need))
+	for i, sh := range need {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for len(sh.ready) == 0 && !sh.done && errs[i] == nil {
+				var n int
+				n, errs[i] = m.readShard(ctx, sh, limit)
+				counts[i] += n
+			}
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	return total, errors.Join(errs...)
+}
+
+// readShard reads one page of a shard into ready (and held).
+func (m *merger) readShard(ctx context.Context, sh *shardStream, limit int32) (int, error) {
+	values := make(map[string]types.AttributeValue, len(m.values)+1)
+	for k, v := range m.values {
+		values[k] = v
+	}
+	values[":s"] = &types.AttributeValueMemberN{Value: strconv.Itoa(sh.shard)}
+	cctx, cancel := m.s.call(ctx)
+	defer cancel()
+	var sink entitySink
+	out, err := m.s.db.Query(withEntitySink(cctx, &sink), &dynamodb.QueryInput{
+		TableName:                 aws.String(m.phys),
+		IndexName:                 aws.String(orderIndex),
+		KeyConditionExpression:    aws.String(m.cond),
+		ExpressionAttributeNames:  m.names,
+		ExpressionAttributeValues: values,
+		ExclusiveStartKey:         sh.start,
+		Limit:                     aws.Int32(limit),
+	})
+	if err != nil {
+		if isMissingIndex(err) {
+			return 0, errNoOrderIndex
+		}
+		return 0, mapErr("query entities", err)
+	}
+	sh.start = out.LastEvaluatedKey
+	sh.done = out.LastEvaluatedKey == nil
+	items := sh.held
+	for _, pi := range sink.pageItems(out.Items) {
+		items = append(items, newKeyed(pi))
+	}
+	// Keep back a trailing group of equal truncated encodings that the
+	// next page may continue; sort the rest by key, which fixes the order
+	// within groups whose end was seen.
+	cut := len(items)
+	if !sh.done && cut > 0 && items[cut-1].capped {
+		tail := items[cut-1].order
+		for cut > 0 && string(items[cut-1].order) == string(tail) {
+			cut--
+		}
+	}
+	sh.held = slices.Clone(items[cut:])
+	release := items[:cut]
+	slices.SortStableFunc(release, func(a, b keyed) int { return compareKeyed(&a, &b) })
+	sh.ready = append(sh.ready, release...)
+	return int(out.ScannedCount), nil
+}
