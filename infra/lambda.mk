@@ -2,7 +2,8 @@
 #
 #   make build       every function's bootstrap, build/<function>/bootstrap
 #   make deploy      build, then sam deploy (samconfig.toml holds the defaults)
-#   make events      regenerate events/ (API Gateway events, freshly signed)
+#   make events      API Gateway events, freshly signed, into build/events/
+#   make events-fixtures  regenerate the tracked events/ (signed at a fixed date)
 #   make local-api   build, then sam local start-api (Docker, DynamoDB Local)
 #
 # Lambda runs the bootstraps on provided.al2023, arm64 (template.yaml). The
@@ -31,15 +32,34 @@ build/%/bootstrap: FORCE
 .PHONY: FORCE
 FORCE:
 
+SAM_INSTALL_HINT := install it with 'pip install aws-sam-cli' (or 'brew install aws-sam-cli'), see https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/install-sam-cli.html
+
+# require-sam fails before anything is built when the SAM CLI is missing.
+.PHONY: require-sam
+require-sam:
+	@command -v $(SAM) >/dev/null 2>&1 || { echo "make: the SAM CLI ($(SAM)) is needed: $(SAM_INSTALL_HINT)" >&2; exit 1; }
+
+.PHONY: require-docker
+require-docker:
+	@command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1 || { echo "make: sam local needs Docker, installed and running: see https://docs.docker.com/engine/install/" >&2; exit 1; }
+
 .PHONY: deploy
-deploy: build ## build, then deploy the stack with sam (samconfig.toml; SAM_DEPLOY_FLAGS for more)
+deploy: require-sam build ## build, then deploy the stack with sam (samconfig.toml; SAM_DEPLOY_FLAGS for more)
 	$(SAM) validate --lint
 	$(SAM) deploy $(SAM_DEPLOY_FLAGS)
 
+# events writes where git does not look: the signatures expire after 15
+# minutes, so these files are for sam local invoke right away, not for the
+# repository. events/ holds the same events signed at a fixed date (the
+# tests read them); events-fixtures rewrites them byte for byte.
 .PHONY: events
-events: ## regenerate the API Gateway test events in events/, signed now with the emulator key
-	$(GO) run ./cmd/tablebridge events -dir events
+events: ## write API Gateway test events into build/events/, signed now with the emulator key (for sam local invoke)
+	$(GO) run ./cmd/tablebridge events -dir build/events
+
+.PHONY: events-fixtures
+events-fixtures: ## regenerate the tracked events/ fixtures (signed at their fixed date: unchanged unless the samples changed)
+	$(GO) run ./cmd/tablebridge events -dir events -fixture-date
 
 .PHONY: local-api
-local-api: build ## serve the API with sam local start-api (Docker) against DynamoDB Local on :8000
+local-api: require-sam require-docker build ## serve the API with sam local start-api (Docker) against DynamoDB Local on :8000
 	$(SAM) local start-api $(SAM_LOCAL_FLAGS)

@@ -28,7 +28,7 @@ func runBench(args []string) error {
 // progress goes to progress. It fails when any operation failed, so a
 // script notices.
 func bench(ctx context.Context, args []string, out, progress io.Writer) error {
-	cfg, asJSON, err := parseBenchFlags(args, progress)
+	cfg, asJSON, err := parseBenchFlags(args, out)
 	if err != nil {
 		return err
 	}
@@ -53,8 +53,7 @@ func bench(ctx context.Context, args []string, out, progress io.Writer) error {
 
 func parseBenchFlags(args []string, output io.Writer) (loadgen.Config, bool, error) {
 	cfg := loadgen.DefaultConfig()
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(output)
+	fs := newFlagSet("bench", "bench [-endpoint URL | -connection-string CS | -direct-dynamodb URL] [flags]")
 	connStr := fs.String("connection-string", "", "Azure Storage connection string (instead of -endpoint, -account and -key); UseDevelopmentStorage=true works")
 	fs.StringVar(&cfg.Endpoint, "endpoint", cfg.Endpoint, "table endpoint URL, path-style for emulators")
 	fs.StringVar(&cfg.Account, "account", cfg.Account, "account name")
@@ -74,11 +73,8 @@ func parseBenchFlags(args []string, output io.Writer) (loadgen.Config, bool, err
 	fs.Int64Var(&cfg.Seed, "seed", 0, "seed for key choice and entity content (0: from the clock)")
 	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "permit a non-loopback endpoint (refused by default: load only on loopback)")
 	asJSON := fs.Bool("json", false, "write the report as JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, output); err != nil {
 		return cfg, false, err
-	}
-	if fs.NArg() > 0 {
-		return cfg, false, fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,23 +11,30 @@ import (
 )
 
 func init() {
-	register("events", "write API Gateway test events (events/<function>/<operation>.json), freshly signed", runEvents)
+	register("events", "write API Gateway test events (<dir>/<function>/<operation>.json), freshly signed, for sam local invoke", runEvents)
 }
+
+// eventsFixtureDate is when the tracked events/ fixtures are signed: a fixed
+// date, so regenerating them (make events-fixtures) changes no byte unless
+// the samples changed.
+var eventsFixtureDate = time.Date(2026, 11, 21, 2, 21, 25, 0, time.UTC)
 
 // runEvents writes the fixtures for `sam local invoke -e`. Shared Key
 // signatures are only good for 15 minutes around x-ms-date, so run it
 // right before invoking (make events).
 func runEvents(args []string) error {
-	fs := flag.NewFlagSet("events", flag.ContinueOnError)
-	dir := fs.String("dir", "events", "directory to write the events to")
-	if err := fs.Parse(args); err != nil {
+	fs := newFlagSet("events", "events [-dir DIR] [-fixture-date]")
+	dir := fs.String("dir", "build/events", "directory to write the events to")
+	fixed := fs.Bool("fixture-date", false, "sign at the fixed date of the repository's events/ fixtures instead of now (the signatures are then long expired)")
+	if err := parseFlags(fs, args, os.Stdout); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("events: unexpected argument %q", fs.Arg(0))
-	}
 	// Whole seconds: x-ms-date has no more, and the fixture stays reproducible.
-	return writeEvents(*dir, time.Now().Truncate(time.Second), os.Stdout)
+	at := time.Now().Truncate(time.Second)
+	if *fixed {
+		at = eventsFixtureDate
+	}
+	return writeEvents(*dir, at, os.Stdout)
 }
 
 func writeEvents(dir string, now time.Time, out io.Writer) error {
@@ -52,6 +58,7 @@ func writeEvents(dir string, now time.Time, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "signed at %s with the emulator key of devstoreaccount1; valid for 15 minutes.\n",
 		now.UTC().Format(time.RFC3339))
-	fmt.Fprintln(out, "invoke in this order, e.g.: sam local invoke CreateTableFunction -e events/createtable/createtable.json")
+	fmt.Fprintf(out, "invoke in this order, e.g.: sam local invoke CreateTableFunction -e %s\n",
+		filepath.Join(dir, "createtable", "createtable.json"))
 	return nil
 }

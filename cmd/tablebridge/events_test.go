@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,5 +47,41 @@ func TestEventsRefusals(t *testing.T) {
 	}
 	if err := writeEvents(notADir, time.Now(), io.Discard); err == nil {
 		t.Error("writing under a regular file succeeded")
+	}
+}
+
+// TestEventsFixturesAreStable: the tracked events/ are what
+// tablebridge events -fixture-date (make events-fixtures) writes, byte for
+// byte, every time; make events writes elsewhere (build/events).
+func TestEventsFixturesAreStable(t *testing.T) {
+	tracked := filepath.Join("..", "..", "events")
+	var runs [2]string
+	for i := range runs {
+		runs[i] = t.TempDir()
+		if err := runEvents([]string{"-dir", runs[i], "-fixture-date"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	err := filepath.WalkDir(tracked, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		rel, _ := filepath.Rel(tracked, path)
+		want, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, dir := range runs {
+			got, err := os.ReadFile(filepath.Join(dir, rel))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s: regenerated file differs from the tracked one (%v)", rel, err)
+			}
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("walking events/: %d files, %v", n, err)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"compress/gzip"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,8 +22,7 @@ func init() {
 // A file appears under its final name only once complete: it is written
 // to a temporary name and renamed.
 func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("export", "export (-from SOURCE | -store bolt -data DIR | -store dynamodb ...) -out DIR|FILE [flags]")
 	var (
 		src      destFlags
 		tables   = fs.String("tables", "", "comma-separated tables to export (default: all)")
@@ -35,15 +33,8 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	)
 	src.register(fs, "from", "source: a connection string or a SAS URL (or -store)")
 	progress.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tablebridge export (-from SOURCE | -store bolt -data DIR | -store dynamodb ...) -out DIR|FILE [flags]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return parseError(err)
-	}
-	if fs.NArg() > 0 {
-		return usageError("export: unexpected argument %q", fs.Arg(0))
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if *out == "" {
 		return usageError("export: -out is required")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,8 +20,7 @@ func init() {
 // engine, so it batches, retries, resumes from its checkpoint and reports
 // progress the same way migrate does.
 func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("import", "import -in FILES|DIR (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
 	var (
 		in     = fs.String("in", "", "comma-separated export files or directories (every *.ndjson, *.jsonl and *.gz inside)")
 		dest   destFlags
@@ -30,15 +28,8 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	)
 	dest.register(fs, "to", "destination: a tablebridge connection string or SAS URL (or -store)")
 	copies.register(fs, "tablebridge-import.checkpoint.json")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tablebridge import -in FILES|DIR (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return parseError(err)
-	}
-	if fs.NArg() > 0 {
-		return usageError("import: unexpected argument %q", fs.Arg(0))
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if *in == "" {
 		return usageError("import: -in is required")

@@ -4,8 +4,8 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 )
@@ -26,10 +26,16 @@ func register(name, usage string, run func(args []string) error) {
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "tablebridge:", err)
-		}
+		reportError(os.Stderr, err)
 		os.Exit(exitCode(err))
+	}
+}
+
+// reportError prints err once, unless it was already shown (help, or a
+// message the command printed itself).
+func reportError(w io.Writer, err error) {
+	if !errors.Is(err, errShown) {
+		fmt.Fprintln(w, "tablebridge:", err)
 	}
 }
 
@@ -42,42 +48,56 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// errShown ends a command whose output already said everything: -h.
+var errShown = errors.New("already shown")
+
 func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		return 2
-	}
 	return 1
 }
 
 func run(args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "help" {
-		printUsage()
-		if len(args) == 0 {
-			return &exitError{2, errors.New("no subcommand")}
+	if len(args) == 0 {
+		printUsage(os.Stderr)
+		return &exitError{2, errors.New("no subcommand given")}
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && args[0] == "help" {
+			// "tablebridge help serve" is "tablebridge serve -h".
+			if _, ok := subcommands[args[1]]; ok {
+				return run([]string{args[1], "-h"})
+			}
+			return usageError("help: unknown subcommand %q (see tablebridge help)", args[1])
 		}
+		printUsage(os.Stdout)
+		return nil
+	case "version", "-version", "--version":
+		fmt.Println("tablebridge", versionString())
 		return nil
 	}
 	sc, ok := subcommands[args[0]]
 	if !ok {
-		printUsage()
-		return &exitError{2, fmt.Errorf("unknown subcommand %q", args[0])}
+		return usageError("unknown subcommand %q (see tablebridge help)", args[0])
 	}
 	return sc.run(args[1:])
 }
 
-func printUsage() {
-	fmt.Fprintln(os.Stderr, "usage: tablebridge <subcommand> [flags]")
-	fmt.Fprintln(os.Stderr)
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: tablebridge <subcommand> [flags]")
+	fmt.Fprintln(w)
 	names := make([]string, 0, len(subcommands))
 	for name := range subcommands {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(os.Stderr, "  %-8s %s\n", name, subcommands[name].usage)
+		fmt.Fprintf(w, "  %-8s %s\n", name, subcommands[name].usage)
 	}
+	fmt.Fprintf(w, "  %-8s %s\n", "version", "print the version and the commit it was built from")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "tablebridge <subcommand> -h shows the flags of a subcommand.")
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -19,7 +17,6 @@ import (
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/migrate"
 	"github.com/tablebridge/tablebridge/shared/store"
-	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 )
 
 func init() {
@@ -65,19 +62,6 @@ func interruptContext() (context.Context, context.CancelFunc) {
 	return ctx, stop
 }
 
-// parseError gives a flag parsing failure status 2, like -h.
-func parseError(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	return &exitError{2, err}
-}
-
-// usageError marks a bad command line: exit status 2.
-func usageError(format string, a ...any) error {
-	return &exitError{2, fmt.Errorf(format, a...)}
-}
-
 // copyFlags are the flags migrate and import share.
 type copyFlags struct {
 	tables        string
@@ -120,8 +104,7 @@ func (c *copyFlags) options() migrate.Options {
 }
 
 func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("migrate", "migrate -from SOURCE (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
 	var (
 		from   = fs.String("from", "", "source: a connection string or a SAS URL (Azure, Azurite, tablebridge)")
 		dest   destFlags
@@ -130,15 +113,8 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	)
 	dest.register(fs, "to", "destination: a tablebridge connection string or SAS URL (or -store)")
 	copies.register(fs, "tablebridge-migrate.checkpoint.json")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tablebridge migrate -from SOURCE (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return parseError(err)
-	}
-	if fs.NArg() > 0 {
-		return usageError("migrate: unexpected argument %q", fs.Arg(0))
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if *from == "" {
 		return usageError("migrate: -from is required")
@@ -222,6 +198,7 @@ func printCopySummary(w io.Writer, res *migrate.Result, dryRun bool) {
 // destFlags choose a destination (or, for export, a source): an endpoint
 // by connection string or SAS URL, or a store opened directly.
 type destFlags struct {
+	cmd       string // the subcommand, named in the data directory's pid file
 	name      string // the endpoint flag: "to" or "from"
 	endpoint  string
 	storeKind string
@@ -231,7 +208,7 @@ type destFlags struct {
 }
 
 func (d *destFlags) register(fs *flag.FlagSet, name, usage string) {
-	d.name = name
+	d.cmd, d.name = fs.Name(), name
 	fs.StringVar(&d.endpoint, name, "", usage)
 	fs.StringVar(&d.storeKind, "store", "", "use a store directly instead of an endpoint: bolt or dynamodb")
 	fs.StringVar(&d.dataDir, "data", "", "with -store bolt: the data directory of tablebridge serve (the bbolt file inside); stop the server first")
@@ -275,16 +252,11 @@ func (d *destFlags) open(ctx context.Context) (storeOrEndpoint, func(), error) {
 	)
 	switch d.storeKind {
 	case "bolt":
-		path := filepath.Join(d.dataDir, "tablebridge.db")
-		if err := os.MkdirAll(d.dataDir, 0o755); err != nil {
-			return nil, nil, err
-		}
-		st, err = boltstore.Open(path)
+		ds, err := openDataDir(d.dataDir, d.cmd)
 		if err != nil {
-			return nil, nil, fmt.Errorf("open %s: %w (is tablebridge serve using it? stop it, or use its endpoint with -%s)", path, err, d.name)
+			return nil, nil, fmt.Errorf("%w (or give the server's endpoint with -%s)", err, d.name)
 		}
-		abs, _ := filepath.Abs(path)
-		desc = "bolt " + abs
+		st, desc = ds, "bolt "+ds.path
 	case "dynamodb":
 		st, err = d.dynamo.open(ctx)
 		if err != nil {

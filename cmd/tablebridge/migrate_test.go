@@ -94,7 +94,7 @@ func runCmd(t *testing.T, fn func(context.Context, []string, *bytes.Buffer, *byt
 	code := 0
 	if err != nil {
 		code = exitCode(err)
-		fmt.Fprintln(&stderr, "tablebridge:", err)
+		reportError(&stderr, err)
 	}
 	return code, stdout.String(), stderr.String()
 }
@@ -184,9 +184,9 @@ func TestMigrateCommandUsage(t *testing.T) {
 		})
 	}
 	t.Run("help", func(t *testing.T) {
-		code, _, errOut := runCmd(t, migrateFn, "-h")
-		if code != 2 || !strings.Contains(errOut, "usage: tablebridge migrate") {
-			t.Fatalf("exit %d:\n%s", code, errOut)
+		code, out, errOut := runCmd(t, migrateFn, "-h")
+		if code != 0 || !strings.Contains(out, "usage: tablebridge migrate") || errOut != "" {
+			t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 	})
 	t.Run("runtime failure is status 1", func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestHelperCommand(t *testing.T) {
 		os.Exit(3)
 	}
 	if err := run(args); err != nil {
-		fmt.Fprintln(os.Stderr, "tablebridge:", err)
+		reportError(os.Stderr, err)
 		os.Exit(exitCode(err))
 	}
 	os.Exit(0)

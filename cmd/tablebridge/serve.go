@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,14 +13,12 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
-	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 )
 
 func init() {
@@ -41,7 +38,7 @@ type serveConfig struct {
 
 func runServe(args []string) error {
 	var cfg serveConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := newFlagSet("serve", "serve [-listen ADDR] [-data DIR | -store dynamodb ...] [flags]")
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:10002", "address to listen on")
 	fs.StringVar(&cfg.dataDir, "data", "./.tablebridge", "data directory of the embedded store (a bbolt file inside)")
 	fs.Var(&cfg.accounts, "account", "account as name:base64key; repeatable (default: the emulator's devstoreaccount1)")
@@ -50,11 +47,8 @@ func runServe(args []string) error {
 	fs.StringVar(&cfg.storeKind, "store", "bolt", "storage backend: bolt (embedded) or dynamodb")
 	cfg.dynamo.register(fs)
 	cfg.tls.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, os.Stdout); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
 	if len(cfg.accounts) == 0 {
 		cfg.accounts = auth.AccountList{auth.DevStoreAccount()}
@@ -68,9 +62,11 @@ func runServe(args []string) error {
 func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error) {
 	switch cfg.storeKind {
 	case "bolt":
-		path := filepath.Join(cfg.dataDir, "tablebridge.db")
-		st, err := boltstore.Open(path)
-		return st, "bolt " + path, err
+		st, err := openDataDir(cfg.dataDir, "serve")
+		if err != nil {
+			return nil, "", err
+		}
+		return st, "bolt " + st.path, nil
 	case "dynamodb":
 		st, err := cfg.dynamo.open(ctx)
 		return st, "dynamodb " + cfg.dynamo.describe(), err
@@ -82,6 +78,15 @@ func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error
 // lets requests in flight finish, and closes the store, so every write that
 // was acknowledged is on disk.
 func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
+	if cfg.storeKind != "bolt" && cfg.storeKind != "dynamodb" {
+		return usageError("serve: unknown -store %q (bolt or dynamodb)", cfg.storeKind)
+	}
+	// The port first: a port in use fails before anything is written.
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return listenError(cfg.listen, err)
+	}
+	defer ln.Close() // a no-op once the server has closed it
 	st, desc, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -104,10 +109,6 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 		}
 		scheme = "https"
 	}
-	ln, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{
 		TLSConfig:         tlsConfig,
 		Handler:           handler,
@@ -117,9 +118,13 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 		// more of headers.
 		MaxHeaderBytes: 64 << 10,
 	}
-	fmt.Fprintf(out, "tablebridge listening on %s://%s (store: %s)\n", scheme, ln.Addr(), desc)
+	shown, connect := listenAddrs(cfg.listen, ln.Addr())
+	fmt.Fprintf(out, "tablebridge listening on %s://%s (store: %s)\n", scheme, shown, desc)
+	if shown != connect {
+		fmt.Fprintf(out, "  on every interface: apps on this machine connect to %s://%s, others to this machine's address\n", scheme, connect)
+	}
 	for _, acc := range cfg.accounts {
-		fmt.Fprintf(out, "connection string for %s:\n  %s\n", acc.Name, connectionString(scheme, ln.Addr().String(), acc))
+		fmt.Fprintf(out, "connection string for %s:\n  %s\n", acc.Name, connectionString(scheme, connect, acc))
 	}
 	if cfg.pprofAddr != "" {
 		if err := servePprof(ctx, cfg.pprofAddr, out); err != nil {
@@ -159,6 +164,37 @@ func newHandler(st store.Store, accounts []auth.Account, logRequests bool) (http
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
 	return httpapi.NewHandler(st, accounts, opts)
+}
+
+// listenError says what to do about the usual failures to listen.
+func listenError(addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("serve: %s is already in use (another tablebridge or the Azure storage emulator?); stop it or choose another -listen address", addr)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("serve: not allowed to listen on %s (ports below 1024 need privileges); choose another -listen address", addr)
+	}
+	return fmt.Errorf("serve: -listen %s: %w", addr, err)
+}
+
+// listenAddrs returns the address to show, as the user gave it with the
+// port the listener got (for port 0), and the one a client on this machine
+// connects to: loopback when the user gave a wildcard (0.0.0.0, ::, or no
+// host), which is no address to connect to.
+func listenAddrs(given string, bound net.Addr) (shown, connect string) {
+	host, _, err := net.SplitHostPort(given)
+	_, port, perr := net.SplitHostPort(bound.String())
+	if err != nil || perr != nil {
+		return bound.String(), bound.String()
+	}
+	shown = net.JoinHostPort(host, port)
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if host == "" {
+			shown = "0.0.0.0:" + port
+		}
+		return shown, net.JoinHostPort("127.0.0.1", port)
+	}
+	return shown, shown
 }
 
 // connectionString is what an app pastes: path-style, like the emulator's.

@@ -128,7 +128,11 @@ func TestServeRejectsBadFlags(t *testing.T) {
 	}
 }
 
-func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
+func TestMain(m *testing.M) {
+	code := dynamolocal.Main(m)
+	removeBuiltBinary()
+	os.Exit(code)
+}
 
 // TestServeOnDynamoDB runs serve with -store dynamodb against DynamoDB Local
 // and drives it with the SDK: the flags, the client chain with an endpoint,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -18,8 +17,7 @@ func init() {
 // when the sides match, 1 when they differ and 2 when verify could not
 // tell (bad usage, unreadable side).
 func verifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("verify", "verify -from SOURCE (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
 	var (
 		from          = fs.String("from", "", "source: a connection string or a SAS URL")
 		dest          destFlags
@@ -33,15 +31,8 @@ func verifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dest.register(fs, "to", "destination: a connection string or SAS URL (or -store)")
 	fs.Var(&renames, "rename", "the migration's renames, old:new; repeatable or comma-separated")
 	progress.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tablebridge verify -from SOURCE (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return parseError(err)
-	}
-	if fs.NArg() > 0 {
-		return usageError("verify: unexpected argument %q", fs.Arg(0))
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if *from == "" {
 		return usageError("verify: -from is required")

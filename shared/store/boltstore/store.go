@@ -19,6 +19,10 @@ var _ store.Store = (*Store)(nil)
 // ErrClosed is returned by every method called after Close.
 var ErrClosed = errors.New("boltstore: store is closed")
 
+// ErrLocked is returned by Open when another process (or another Open in
+// this one) holds the file: bbolt locks it for as long as it is open.
+var ErrLocked = errors.New("boltstore: the file is open in another process")
+
 // Bucket and key names of the layout (see the package doc).
 var (
 	bucketMeta     = []byte("meta")
@@ -144,6 +148,9 @@ func Open(path string, opts ...Option) (*Store, error) {
 		FreelistType:    bolt.FreelistMapType,
 		InitialMmapSize: cfg.initialMmapSize,
 	})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}

@@ -291,9 +291,13 @@ func TestOpenErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if s2, err := Open(path, WithOpenTimeout(50*time.Millisecond)); err == nil {
+		s2, err := Open(path, WithOpenTimeout(50*time.Millisecond))
+		if err == nil {
 			s2.Close()
 			t.Fatal("second Open of a locked file succeeded")
+		}
+		if !errors.Is(err, ErrLocked) {
+			t.Fatalf("second Open: %v, want ErrLocked", err)
 		}
 	})
 }
