@@ -10,6 +10,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tablebridge/tablebridge/shared/store"
 )
@@ -148,7 +149,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 		FreelistType:    bolt.FreelistMapType,
 		InitialMmapSize: cfg.initialMmapSize,
 	})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
 	}
 	if err != nil {
