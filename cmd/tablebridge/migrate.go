@@ -41,9 +41,8 @@ func bulkCommand(cmd func(ctx context.Context, args []string, stdout, stderr io.
 // tuneGC trades memory for throughput in serve and the bulk commands,
 // unless GOGC says otherwise: their live heap is small (entities live in the
 // store's mmap; a migration holds the pages in flight) and they allocate
-// fast, so the default GOGC=100 spends a good part of the CPU on collection
-// (a third of the server's under load). At 400 a local migration ran about a
-// third faster in BenchmarkMigrate.
+// fast, so at the default GOGC=100 collection takes a large part of their
+// CPU; 400 trades a few times the small live heap for fewer collections.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)

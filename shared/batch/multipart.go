@@ -126,8 +126,7 @@ func findDelimiter(body string, search *delimiterSearch, from int) int {
 // compares the last byte of the window and moves by how far that byte is
 // from the end of the pattern, so most of a changeset is skipped over
 // rather than looked at. strings.Index stops at every occurrence of the
-// pattern's first byte, which, '\n' or '-', a changeset is full of; it was
-// a fourteenth of a 100-insert batch.
+// pattern's first byte, which, '\n' or '-', a changeset is full of.
 type delimiterSearch struct {
 	pattern string
 	// shift is how far the window moves when its last byte is c, capped

@@ -83,8 +83,7 @@ func (p *parser) parseOperationPart(op *Operation, index int, partHeader []heade
 	host := fieldValue(fields, "Host")
 	if prev := &p.lastTarget; prev.url != nil && prev.target == target && prev.host == host {
 		// The operations of a changeset mostly share one target (every
-		// insert names the table), and parsing it again was a
-		// sixtieth of a 100-insert batch.
+		// insert names the table): parse it once.
 		*u = *prev.url
 	} else {
 		if apiErr := parseTarget(u, target, host); apiErr != nil {

@@ -262,9 +262,9 @@ func (r *Response) validate() error {
 	return nil
 }
 
-// hasLineBreak reports whether s holds a CR or an LF. Two IndexByte scans
-// (vectorized) cost a fraction of strings.ContainsAny's byte loop, which
-// was 3% of a 100-insert batch: it runs over 7 fields of every part.
+// hasLineBreak reports whether s holds a CR or an LF. It runs over 7
+// fields of every part, and two IndexByte scans (vectorized) are cheaper
+// than strings.ContainsAny's byte loop.
 func hasLineBreak(s string) bool {
 	return strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\r') >= 0
 }

@@ -237,7 +237,7 @@ func (d *decoder) scanObject() error {
 			return d.syntax("expected a member name")
 		}
 		// The member is filled in place: it is large enough that building
-		// it on the stack and copying it in was a cost of its own.
+		// it on the stack and copying it in is a cost of its own.
 		d.members = append(d.members, member{annotation: -1, nameStart: d.pos + 1})
 		m := &d.members[len(d.members)-1]
 		esc, err := d.scanString()

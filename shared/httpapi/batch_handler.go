@@ -109,8 +109,8 @@ func (h *Handler) batch(c *call) (*response, error) {
 }
 
 // batchBuffers recycles the request and response bodies of entity group
-// transactions, tens of KiB each: they were a fifth of the bytes a
-// 100-insert batch allocated, and allocation drives the garbage collector.
+// transactions, tens of KiB each per request, so that they do not drive the
+// garbage collector.
 // It holds *[]byte of length 0.
 var batchBuffers sync.Pool
 

@@ -182,8 +182,8 @@ func decodeError(err error) error {
 }
 
 // propertyCountHint estimates how many custom properties body holds, to size
-// the map once: growing it, or sizing it for a typical maximum, was a tenth
-// of the server's CPU on batch inserts (each slot holds an edm.Value). It
+// the map once: each slot holds an edm.Value, so growing the map, or sizing
+// it for a typical maximum, costs more than counting bytes. It
 // counts colons (one per member) less at-signs (one per type annotation) and
 // the two keys, with single-byte counts that run at memory speed. A colon
 // inside a value (a DateTime has two) makes the hint larger, an '@' inside a

@@ -52,9 +52,9 @@ func ValidateValue(name string, v edm.Value) error {
 // checkDecodedValue is ValidateValue for a value edm.DecodeObject made.
 // The decoder refuses invalid UTF-8 and lone surrogates, values outside the
 // Int32 and DateTime ranges, and Guids it cannot put in canonical form, so
-// only the size limits are left to check. (ValidateValue re-parsed every
-// Guid, a tenth of an entity's validation; FuzzDecodeEntity checks that
-// every decoded entity still passes ValidateEntity.)
+// only the size limits are left to check rather than parsing each value
+// again. FuzzDecodeEntity checks that every decoded entity still passes
+// ValidateEntity.
 func checkDecodedValue(name string, v edm.Value) error {
 	switch v.Type {
 	case edm.String:

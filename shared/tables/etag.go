@@ -17,8 +17,8 @@ func ETag(ts time.Time) string {
 
 // AppendETag appends the ETag of ts to b. With jsonEscaped it writes the
 // quotes as \" so the result can stand inside a JSON string (odata.etag).
-// It runs once per entity of every query page, where time.Format was a tenth
-// of the server's CPU, so it reuses edm's hand-rolled DateTime writer.
+// It runs once per entity of every query page, so it uses edm's DateTime
+// writer rather than time.Format's general layout interpreter.
 func AppendETag(b []byte, ts time.Time, jsonEscaped bool) []byte {
 	quote := `"`
 	if jsonEscaped {

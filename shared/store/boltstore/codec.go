@@ -76,8 +76,7 @@ func appendEntity(b []byte, e *model.Entity) ([]byte, error) {
 	b = appendTime(b, e.Timestamp)
 	b = binary.AppendUvarint(b, uint64(len(e.Properties)))
 	// Properties go in map order: decoding builds a map, so no reader
-	// depends on their order, and sorting them cost a tenth of a batch
-	// insert's CPU.
+	// depends on their order, and sorting them is work no reader needs.
 	for name, v := range e.Properties {
 		b = appendString(b, name)
 		b = append(b, byte(v.Type))

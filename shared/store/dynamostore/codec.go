@@ -174,8 +174,7 @@ func parseTime(s string) (time.Time, error) {
 }
 
 // parseStoredTime reads timeLayout directly: every entity read parses its
-// Timestamp, and time.Parse's general layout interpreter costs several
-// times more. Anything it does not accept goes to time.Parse, which gives
+// Timestamp, and time.Parse interprets a general layout. Anything it does not accept goes to time.Parse, which gives
 // the error (a test checks that both agree).
 func parseStoredTime(s string) (time.Time, bool) {
 	if len(s) != len(timeLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[27] != 'Z' {
