@@ -34,6 +34,7 @@ type serveConfig struct {
 	storeKind   string
 	dynamo      dynamoFlags
 	tls         tlsFlags
+	limits      serveLimits
 }
 
 func runServe(args []string) error {
@@ -46,6 +47,7 @@ func runServe(args []string) error {
 	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6060")
 	fs.StringVar(&cfg.storeKind, "store", "bolt", "storage backend: bolt (embedded) or dynamodb")
 	cfg.dynamo.register(fs)
+	cfg.limits.register(fs)
 	cfg.tls.register(fs)
 	if err := parseFlags(fs, args, os.Stdout); err != nil {
 		return err
@@ -54,6 +56,7 @@ func runServe(args []string) error {
 		cfg.accounts = auth.AccountList{auth.DevStoreAccount()}
 	}
 	tuneGC()
+	cfg.limits.applyMemoryLimit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serve(ctx, cfg, os.Stdout)
@@ -97,7 +100,7 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 			st.Close()
 		}
 	}()
-	handler, err := newHandler(st, cfg.accounts, cfg.logRequests)
+	handler, err := newHandler(st, cfg)
 	if err != nil {
 		return err
 	}
@@ -158,12 +161,12 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	return nil
 }
 
-func newHandler(st store.Store, accounts []auth.Account, logRequests bool) (http.Handler, error) {
-	opts := httpapi.Options{LogRequests: logRequests}
-	if logRequests {
+func newHandler(st store.Store, cfg serveConfig) (http.Handler, error) {
+	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits()}
+	if cfg.logRequests {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	return httpapi.NewHandler(st, accounts, opts)
+	return httpapi.NewHandler(st, cfg.accounts, opts)
 }
 
 // listenError says what to do about the usual failures to listen.

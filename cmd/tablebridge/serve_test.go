@@ -29,7 +29,7 @@ func startServe(t *testing.T, ctx context.Context, dataDir string) (string, <-ch
 		accounts: auth.AccountList{auth.DevStoreAccount()}})
 }
 
-func startServeConfig(t *testing.T, ctx context.Context, cfg serveConfig) (string, <-chan error) {
+func startServeConfig(t testing.TB, ctx context.Context, cfg serveConfig) (string, <-chan error) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 
@@ -81,8 +82,9 @@ func Parse(contentType string, body io.Reader) (*Request, error) {
 // length the request declares (Content-Length), or -1 if unknown; with it
 // the body is read without growing the buffer. A body over MaxBodyBytes,
 // whether declared or read, is 413 RequestBodyTooLarge, as is the
-// *http.MaxBytesError of an http.MaxBytesReader; another read error is 400
-// InvalidInput.
+// *http.MaxBytesError of an http.MaxBytesReader; a read past its deadline
+// (os.ErrDeadlineExceeded) is 500 OperationTimedOut; another read error is
+// 400 InvalidInput.
 func ReadBody(body io.Reader, size int64) ([]byte, error) {
 	return ReadBodyInto(nil, body, size)
 }
@@ -129,6 +131,12 @@ func ReadBodyInto(buf []byte, body io.Reader, size int64) ([]byte, error) {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
 				return nil, apierr.Wrap(apierr.RequestBodyTooLarge, err)
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				// The server's body deadline passed: Azure answers a
+				// client too slow to send with 500 OperationTimedOut.
+				return nil, &apierr.Error{Code: apierr.RequestTimeout, Err: err,
+					Detail: "The request body did not arrive within the time the server allows."}
 			}
 			return nil, apierr.Wrap(apierr.InvalidInput, fmt.Errorf("batch: reading body: %w", err))
 		}

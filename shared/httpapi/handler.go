@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -36,6 +35,8 @@ type Options struct {
 	// BatchBoundary returns the id used in $batch response boundaries; a
 	// fresh request id when nil. Tests inject it for byte-stable output.
 	BatchBoundary func() string
+	// Limits bound bodies, answers and requests in flight (see Limits).
+	Limits Limits
 }
 
 // Handler serves the Table REST API.
@@ -45,6 +46,8 @@ type Handler struct {
 	opts     Options
 	log      *slog.Logger
 	cors     corsCache
+	// admission counts what is in flight against opts.Limits.
+	admission admission
 }
 
 // New returns the REST API handler over svc, authenticating with verifier.
@@ -61,6 +64,7 @@ func New(svc *tables.Service, verifier *auth.Verifier, opts Options) (*Handler, 
 	if opts.Timeout == 0 {
 		opts.Timeout = 30 * time.Second
 	}
+	opts.Limits.setDefaults()
 	if opts.BatchBoundary == nil {
 		opts.BatchBoundary = opts.NewRequestID
 	}
@@ -113,7 +117,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	c.r = r.WithContext(ctx)
 
-	resp, err := h.serve(c)
+	release, err := h.admit(r)
+	var resp *response
+	if err == nil {
+		defer release()
+		h.startBodyDeadline(w, r)
+		resp, err = h.serve(c)
+	}
+	h.startWriteDeadline(w)
 	var status int
 	var code apierr.Code
 	if err != nil {
@@ -320,23 +331,4 @@ func (h *Handler) clientIP(r *http.Request) netip.Addr {
 		return a.Unmap()
 	}
 	return netip.Addr{}
-}
-
-// maxBody caps request bodies: an entity is at most 1 MiB of data, which JSON
-// (base64 binary, escaped strings) can grow past; a batch is at most 4 MiB.
-const maxBody = 4 << 20
-
-// readBody reads the request body, refusing more than maxBody with 413.
-func readBody(r *http.Request) ([]byte, error) {
-	if r.ContentLength > maxBody {
-		return nil, apierr.New(apierr.RequestBodyTooLarge)
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil {
-		return nil, apierr.Wrap(apierr.InvalidInput, err)
-	}
-	if len(b) > maxBody {
-		return nil, apierr.New(apierr.RequestBodyTooLarge)
-	}
-	return b, nil
 }

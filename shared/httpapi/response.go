@@ -3,6 +3,7 @@ package httpapi
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -94,7 +95,7 @@ func (h *Handler) writeError(c *call, err error) (int, apierr.Code) {
 			h.log.Info("request cancelled by the client", "requestId", c.requestID, "account", c.account,
 				"operation", c.op, "table", c.res.table)
 		}
-	case status >= 500:
+	case status >= 500 && !errors.Is(err, errOverloaded):
 		h.log.Error("request failed", "requestId", c.requestID, "account", c.account,
 			"operation", c.op, "table", c.res.table, "status", status, "code", string(ae.Code), "err", err)
 	}

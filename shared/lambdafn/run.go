@@ -40,6 +40,7 @@ func Main(name string) error {
 	if api == "" {
 		return fmt.Errorf("lambdafn: %s is not set: this program is a Lambda bootstrap; run it in Lambda, sam local, or the functions test harness", envRuntimeAPI)
 	}
+	applyMemoryLimit(os.Getenv)
 	h, log, times, err := setup(name, os.Getenv)
 	if err != nil {
 		if rerr := reportInitError(api, err); rerr != nil {

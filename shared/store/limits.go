@@ -20,3 +20,11 @@ func CheckMergedLimits(e *model.Entity) error {
 	}
 	return nil
 }
+
+// PageByteBudget ends a query page early, with a continuation, once the
+// entities it holds reach this many stored bytes, as Azure's pages may end
+// before 1000 entities. A page of 1000 entities of 1 MiB would be a
+// gigabyte answer: with the budget an answer is a few MiB whatever the
+// entities' sizes, so it fits a Lambda response (6 MB), and a client that
+// never reads it holds a bounded buffer until the write timeout.
+const PageByteBudget = 3 << 20

@@ -62,7 +62,7 @@ func (sc *scan) run(c *bolt.Cursor) (store.Page, error) {
 	_, pkIsExact := keys.PartitionKey.Exact()
 
 	k, v := sc.first(c)
-	examined := 0
+	examined, pageBytes := 0, 0
 	for k != nil {
 		pk, rk, err := splitKey(k)
 		if err != nil {
@@ -95,10 +95,11 @@ func (sc *scan) run(c *bolt.Cursor) (store.Page, error) {
 			}
 			if sc.q.Match == nil || sc.q.Match(e) {
 				page.Entities = append(page.Entities, e)
+				pageBytes += len(v)
 			}
 			k, v = c.Next()
 		}
-		stop := len(page.Entities) == sc.top || examined >= sc.maxRows
+		stop := len(page.Entities) == sc.top || examined >= sc.maxRows || pageBytes >= store.PageByteBudget
 		if !stop && examined%budgetCheckEvery == 0 {
 			if err := sc.ctx.Err(); err != nil {
 				return store.Page{}, err

@@ -262,3 +262,49 @@ func TestBatchedWritersFailIndependently(t *testing.T) {
 		t.Errorf("%d entities from succeeding writers (want %d), %d from failing ones (want 0)", len(ok.Entities), n, len(bad.Entities))
 	}
 }
+
+// A page ends once its entities reach store.PageByteBudget, so an answer
+// stays a few MiB even when every entity is near Azure's 1 MiB.
+func TestPageByteBudget(t *testing.T) {
+	ctx := testCtx(t)
+	s, _ := openTemp(t)
+	defer s.Close()
+	if _, err := s.CreateTable(ctx, "acct", "tbl"); err != nil {
+		t.Fatal(err)
+	}
+	big := edm.NewString(strings.Repeat("x", model.MaxStringLength))
+	const n = 20 // entities of 512 KiB (as stored: 256 KiB of UTF-8), 5 MiB in all
+	for i := range n {
+		props := map[string]edm.Value{}
+		for j := range 8 {
+			props[fmt.Sprintf("S%d", j)] = big
+		}
+		e := entity("p", fmt.Sprintf("r%02d", i), time.Unix(int64(i), 0), props)
+		if err := s.Write(ctx, "acct", "tbl", []store.Op{{Kind: store.OpInsert, Entity: e}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sizes []int
+	q := store.Query{}
+	for {
+		page, err := s.QueryEntities(ctx, "acct", "tbl", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, len(page.Entities))
+		if page.Next == nil {
+			break
+		}
+		q.After = page.Next
+	}
+	if len(sizes) < 2 {
+		t.Fatalf("page sizes %v: one page of 5 MiB", sizes)
+	}
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	if total != n {
+		t.Fatalf("page sizes %v: %d entities, want %d", sizes, total, n)
+	}
+}

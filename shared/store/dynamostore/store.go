@@ -52,7 +52,7 @@ type Options struct {
 	QueryTimeBudget time.Duration
 	// QueryByteBudget ends a query page early once the entities it holds
 	// reach this many DynamoDB bytes, so a page fits a Lambda response
-	// (6 MB). Default 3 MiB.
+	// (6 MB). Default store.PageByteBudget.
 	QueryByteBudget int
 	// Layout decides whether CreateTable adds the order index (see doc.go,
 	// "Ordered layout"). Default LayoutOrdered. Queries use the index of any
@@ -74,7 +74,7 @@ func (o Options) withDefaults() Options {
 		o.QueryTimeBudget = 5 * time.Second
 	}
 	if o.QueryByteBudget <= 0 {
-		o.QueryByteBudget = 3 << 20
+		o.QueryByteBudget = store.PageByteBudget
 	}
 	if o.Layout == "" {
 		o.Layout = LayoutOrdered

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/tablebridge/tablebridge/shared/httpapi"
+)
+
+// serveLimits are serve's bounds on what clients may hold (SECURITY.md
+// lists them all, with where each is enforced).
+type serveLimits struct {
+	bodyTimeout  time.Duration
+	writeTimeout time.Duration
+	maxRequests  int
+	maxBodyBytes int64
+	// memoryLimit is the Go runtime's soft memory limit in bytes; 0 leaves
+	// the runtime's default (or GOMEMLIMIT).
+	memoryLimit int64
+}
+
+// Defaults of the serve flags: 32 bodies of the 4 MiB maximum may be in
+// flight at once, and the heap stays near 1 GiB whatever GOGC allows.
+const (
+	defaultMaxRequests  = 512
+	defaultMaxBodyBytes = 128 << 20
+	defaultMemoryLimit  = 1 << 30
+)
+
+func (l *serveLimits) register(fs *flag.FlagSet) {
+	fs.DurationVar(&l.bodyTimeout, "body-timeout", 30*time.Second, "longest a client may take to send a request body (500 OperationTimedOut after)")
+	fs.DurationVar(&l.writeTimeout, "write-timeout", 30*time.Second, "longest a client may take to read an answer (the connection is closed after)")
+	fs.IntVar(&l.maxRequests, "max-requests", defaultMaxRequests, "requests in flight at most; more are answered 503 ServerBusy (0: no bound)")
+	fs.Int64Var(&l.maxBodyBytes, "max-body-bytes", defaultMaxBodyBytes, "request body bytes in flight at most; more are answered 503 ServerBusy (0: no bound)")
+	fs.Int64Var(&l.memoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the Go heap in bytes, unless GOMEMLIMIT is set (0: none)")
+}
+
+func (l serveLimits) handlerLimits() httpapi.Limits {
+	return httpapi.Limits{
+		BodyTimeout:  l.bodyTimeout,
+		WriteTimeout: l.writeTimeout,
+		MaxRequests:  l.maxRequests,
+		MaxBodyBytes: l.maxBodyBytes,
+	}
+}
+
+// applyMemoryLimit sets the runtime's soft memory limit. tuneGC lets the
+// heap grow to five times what is live; under a burst of large requests
+// that multiplies what the burst held, and the limit keeps the collector
+// working before the process outgrows it.
+func (l serveLimits) applyMemoryLimit() {
+	if l.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(l.memoryLimit)
+	}
+}

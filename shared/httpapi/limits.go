@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/batch"
+)
+
+// Limits bound what requests in flight may hold and how long a client may
+// take to send a body or read an answer. The deadlines need a ResponseWriter
+// that supports them (net/http's, through http.ResponseController); behind
+// API Gateway and Lambda they do not apply, and the gateway's own limits do.
+type Limits struct {
+	// BodyTimeout bounds reading a request body, counted from the moment
+	// the handler starts: a client that sends its body slower than that
+	// gets 500 OperationTimedOut, Azure's answer to a client too slow for
+	// the service (Storage Analytics logs it as ClientTimeoutError), and
+	// the connection is closed. 30 s when 0; none when negative.
+	BodyTimeout time.Duration
+	// WriteTimeout bounds writing a response, counted from its first byte:
+	// a client that stops reading loses the connection, and the response
+	// buffer is released. 30 s when 0; none when negative.
+	WriteTimeout time.Duration
+	// MaxRequests bounds the requests in flight, answers being written
+	// included; MaxBodyBytes bounds the request bodies they may hold, each
+	// counted at its declared Content-Length, or at the 4 MiB limit when
+	// it declares none (chunked). A request past either bound is answered
+	// 503 ServerBusy at once, before its body is read, which the Azure
+	// SDKs retry with backoff. 0 is unbounded: the local server sets them;
+	// a Lambda execution environment serves one request at a time.
+	MaxRequests  int
+	MaxBodyBytes int64
+}
+
+const defaultIOTimeout = 30 * time.Second
+
+// errOverloaded marks the 503 of a request refused by admission. It is not
+// logged as a failure: a flood would otherwise turn into a flood of log
+// lines, and nothing failed.
+var errOverloaded = errors.New("httpapi: in-flight bounds reached")
+
+func (l *Limits) setDefaults() {
+	if l.BodyTimeout == 0 {
+		l.BodyTimeout = defaultIOTimeout
+	}
+	if l.WriteTimeout == 0 {
+		l.WriteTimeout = defaultIOTimeout
+	}
+}
+
+// admission counts the requests and body bytes in flight against Limits.
+type admission struct {
+	mu       sync.Mutex
+	requests int
+	bytes    int64
+}
+
+// admit reserves r's share of the in-flight bounds, or answers 503
+// ServerBusy. The release func gives it back; it must run once the answer is
+// written, so a client that reads slowly holds its share until then.
+func (h *Handler) admit(r *http.Request) (release func(), err error) {
+	l := &h.opts.Limits
+	if l.MaxRequests <= 0 && l.MaxBodyBytes <= 0 {
+		return func() {}, nil
+	}
+	var size int64
+	switch {
+	case r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0:
+	case r.ContentLength < 0:
+		size = maxBody
+	case r.ContentLength <= maxBody:
+		size = r.ContentLength
+		// A larger body is refused with 413 before a byte of it is read.
+	}
+	a := &h.admission
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if (l.MaxRequests > 0 && a.requests >= l.MaxRequests) ||
+		(l.MaxBodyBytes > 0 && size > 0 && a.bytes+size > l.MaxBodyBytes) {
+		return nil, &apierr.Error{Code: apierr.ServerBusy, Err: errOverloaded,
+			Detail: "Too many requests or request bytes in flight on this server; retry later."}
+	}
+	a.requests++
+	a.bytes += size
+	return func() {
+		a.mu.Lock()
+		a.requests--
+		a.bytes -= size
+		a.mu.Unlock()
+	}, nil
+}
+
+// startBodyDeadline bounds the time left to read r's body.
+func (h *Handler) startBodyDeadline(w http.ResponseWriter, r *http.Request) {
+	if d := h.opts.Limits.BodyTimeout; d > 0 && r.Body != nil && r.Body != http.NoBody {
+		// ErrNotSupported (Lambda, recorders) leaves the transport's limits.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+	}
+}
+
+// startWriteDeadline bounds the time left to write the answer.
+func (h *Handler) startWriteDeadline(w http.ResponseWriter) {
+	if d := h.opts.Limits.WriteTimeout; d > 0 {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
+	}
+}
+
+// maxBody caps request bodies at Azure's per-call limit ("MaxLimit:
+// 4194304" in its RequestBodyTooLarge answers), which is also a $batch's.
+// An entity is at most 1 MiB as Azure counts it, but its JSON can be three
+// times that when its strings are escaped (\u0001 is 6 bytes for one UTF-16
+// unit that counts 2), so a lower bound for single entities would refuse
+// entities Azure stores. What a body may cost beyond its bytes is bounded by
+// the decoders (edm.MaxMembers, batch.MaxOperations).
+const maxBody = batch.MaxBodyBytes
+
+// readBody reads the request body whole, refusing more than maxBody with
+// 413 before reading when the length is declared; see batch.ReadBody.
+func readBody(r *http.Request) ([]byte, error) {
+	return batch.ReadBody(r.Body, r.ContentLength)
+}
