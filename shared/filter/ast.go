@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
@@ -20,6 +21,10 @@ const (
 	nodeOr
 	nodeNot
 	nodeCompare
+	// nodeConst is a condition whose value the filter alone decides: a
+	// Boolean literal ("true", as the .NET LINQ provider writes it) or a
+	// comparison of two literals.
+	nodeConst
 )
 
 // node is one AST node. A single struct type, rather than an interface per
@@ -35,6 +40,9 @@ type node struct {
 	prop string
 	sys  systemProperty // which Entity field prop names, if any
 	lit  edm.Value
+
+	// constant is the value of a nodeConst.
+	constant bool
 }
 
 type compareOp uint8
@@ -166,6 +174,8 @@ func (n *node) writePrefix(b *strings.Builder) {
 		b.WriteString(n.prop)
 		b.WriteByte(' ')
 		formatLiteral(b, n.lit)
+	case nodeConst:
+		b.WriteString(strconv.FormatBool(n.constant))
 	}
 	b.WriteByte(')')
 }
@@ -200,6 +210,8 @@ func (n *node) writeInfix(b *strings.Builder) {
 		b.WriteString(n.op.String())
 		b.WriteByte(' ')
 		formatLiteral(b, n.lit)
+	case nodeConst:
+		b.WriteString(strconv.FormatBool(n.constant))
 	}
 	b.WriteByte(')')
 }

@@ -40,11 +40,16 @@
 //	            ; also 32 digits, {...} and (...), as .NET's Guid parser takes
 //	binary      = ( "X" / "binary" ) "'" *( 2HEX ) "'"
 //
-// Beyond the grammar, a comparison must have a property on exactly one side
-// and a literal on the other; the literal may come first ('a' lt
-// PartitionKey), which the parser turns around (PartitionKey gt 'a'). A bare
-// property is a Boolean predicate: "IsActive" means "IsActive eq true" and
-// "not IsActive" its negation, as the Table service documents. At most 15
+// Beyond the grammar, a comparison must have a property on at least one
+// side; the literal may come first ('a' lt PartitionKey), which the parser
+// turns around (PartitionKey gt 'a'). A bare property is a Boolean
+// predicate: "IsActive" means "IsActive eq true" and "not IsActive" its
+// negation, as the Table service documents. As in OData v3, a Boolean
+// literal is a condition of its own ("$filter=true" matches everything,
+// "false" nothing; the .NET LINQ provider writes "(true and RowKey eq
+// '1')"), and a comparison of two literals of one type is decided at parse
+// time ("1 eq 1" is true); other literals alone, or two literals of
+// different types, are errors. At most 15
 // comparisons (MaxComparisons) are allowed per filter, the Table service's
 // limit, and nesting is limited to MaxDepth.
 //
@@ -70,9 +75,8 @@
 // UTC, an offset is converted to UTC, and fractions beyond 7 digits (100 ns
 // ticks) are rounded half to even.
 //
-// Comparing two literals or two properties is rejected ("one side of the
-// expression must be a constant", and the service cannot compare a property
-// with another). A comparison on a missing property, or on a property whose
+// Comparing two properties is rejected ("one side of the expression must
+// be a constant": the service cannot compare a property with another). A comparison on a missing property, or on a property whose
 // type differs from the literal's, is false, for ne as for every other
 // operator; "not" is plain Boolean negation on top of that, so "not (A eq 1)"
 // matches entities without A.

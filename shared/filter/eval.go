@@ -30,6 +30,8 @@ func (n *node) eval(e *model.Entity) bool {
 		return n.left.eval(e) || n.right.eval(e)
 	case nodeNot:
 		return !n.left.eval(e)
+	case nodeConst:
+		return n.constant
 	}
 	var v edm.Value
 	switch n.sys {

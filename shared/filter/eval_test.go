@@ -42,6 +42,17 @@ func TestMatch(t *testing.T) {
 	}{
 		{"empty filter", "", true},
 
+		// OData v3: Boolean literals are conditions on their own.
+		{"true", "true", true},
+		{"false", "false", false},
+		{"not true", "not true", false},
+		{"not false", "not false", true},
+		{"true and a match", "true and PartitionKey eq 'pk1'", true},
+		{"false or a match", "false or PartitionKey eq 'pk1'", true},
+		{"false and a match", "false and PartitionKey eq 'pk1'", false},
+		{"literal comparison true", "1 lt 2 and PartitionKey eq 'pk1'", true},
+		{"literal comparison false", "'b' lt 'a' or PartitionKey eq 'pk2'", false},
+
 		// System properties come from the entity's fields.
 		{"partition key", "PartitionKey eq 'pk1'", true},
 		{"partition key differs", "PartitionKey eq 'pk2'", false},

@@ -38,6 +38,11 @@ func (n *node) keyRange(negated bool) keyRange {
 	switch n.kind {
 	case nodeNot:
 		return n.left.keyRange(!negated)
+	case nodeConst:
+		if n.constant != negated {
+			return keyRange{} // always true: open
+		}
+		return keyRange{pk: boundsFor(opLt, "")} // always false: no key
 	case nodeAnd, nodeOr:
 		l, r := n.left.keyRange(negated), n.right.keyRange(negated)
 		// not (a and b) is (not a) or (not b), and the other way round.

@@ -48,6 +48,13 @@ func TestKeyRange(t *testing.T) {
 		pk, rk string
 	}{
 		{"empty filter", "", open, open},
+		{"true is open", "true", open, open},
+		{"false is empty", "false", "empty", open},
+		{"not false is open", "not false", open, open},
+		{"not true is empty", "not true", "empty", open},
+		{"true and a key", "true and PartitionKey eq 'a'", `["a","a"]`, open},
+		{"false or a key", "false or PartitionKey eq 'a'", `["a","a"]`, open},
+		{"true or a key", "true or PartitionKey eq 'a'", open, open},
 		{"partition equality", "PartitionKey eq 'a'", `["a","a"]`, open},
 		{"point query", "PartitionKey eq 'a' and RowKey eq 'b'", `["a","a"]`, `["b","b"]`},
 		{"row range in a partition", "PartitionKey eq 'p' and RowKey ge 'x' and RowKey lt 'y'", `["p","p"]`, `["x","y")`},

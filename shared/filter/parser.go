@@ -176,7 +176,13 @@ func (p *parser) parseComparison() (*node, error) {
 			return p.comparison(left.pos, left.prop, opEq, edm.NewBoolean(true))
 		}
 		if p.tok.kind == tokEOF || p.tok.kind == tokRParen || p.isKeyword("and") || p.isKeyword("or") {
-			return nil, errorf(left.pos, "a literal alone is not a condition: compare a property with it")
+			// OData v3 (and so the Table service): a Boolean literal is
+			// a Boolean expression. The .NET LINQ provider writes
+			// "(true and RowKey eq '1')"; "$filter=false" matches nothing.
+			if left.lit.Type == edm.Boolean {
+				return &node{kind: nodeConst, constant: left.lit.Bool}, nil
+			}
+			return nil, errorf(left.pos, "a literal alone is not a condition unless it is true or false: compare a property with it")
 		}
 		return nil, p.unexpected("a comparison operator (eq, ne, gt, ge, lt, le)")
 	}
@@ -194,7 +200,7 @@ func (p *parser) parseComparison() (*node, error) {
 	case left.prop != "" && right.prop != "":
 		return nil, errorf(opPos, "%s compares two properties: one side must be a literal", op)
 	case left.prop == "" && right.prop == "":
-		return nil, errorf(opPos, "%s compares two literals: one side must be a property", op)
+		return p.constantComparison(opPos, op, left.lit, right.lit)
 	case left.prop != "":
 		return p.comparison(left.pos, left.prop, op, right.lit)
 	default:
@@ -208,6 +214,23 @@ func (p *parser) comparison(pos int, prop string, op compareOp, lit edm.Value) (
 		return nil, errorf(pos, "the filter has more than %d comparisons, the Table service's limit", MaxComparisons)
 	}
 	return &node{kind: nodeCompare, op: op, prop: prop, sys: lookupSystem(prop), lit: lit}, nil
+}
+
+// constantComparison decides a comparison of two literals ("1 eq 1",
+// "true ne false") at parse time, as an OData evaluator folds constants.
+// Literals of types that do not compare are a type error, as OData's
+// "operator 'eq' incompatible with operand types" is.
+func (p *parser) constantComparison(pos int, op compareOp, left, right edm.Value) (*node, error) {
+	p.comparisons++
+	if p.comparisons > MaxComparisons {
+		return nil, errorf(pos, "the filter has more than %d comparisons, the Table service's limit", MaxComparisons)
+	}
+	if left.Type != right.Type {
+		return nil, errorf(pos, "%s compares an %s literal with an %s literal", op, left.Type, right.Type)
+	}
+	// NaN compares with nothing: false, as a comparison with a property is.
+	c, ok := edm.Compare(left, right)
+	return &node{kind: nodeConst, constant: ok && op.holds(c)}, nil
 }
 
 func (p *parser) parseOperand() (operand, error) {

@@ -28,6 +28,21 @@ func TestParseCanonical(t *testing.T) {
 		{"not of a group", "not (A eq 1 or B eq 2)", "(not (or (eq A 1) (eq B 2)))"},
 		{"parentheses override precedence", "(A eq 1 or B eq 2) and C eq 3", "(and (or (eq A 1) (eq B 2)) (eq C 3))"},
 		{"redundant parentheses vanish", "((A eq 1))", "(eq A 1)"},
+
+		// OData v3: a Boolean literal is a Boolean expression, and a
+		// comparison of two literals has a value ("Querying tables and
+		// entities"; the .NET LINQ provider writes "(true and ...)").
+		{"true alone", "true", "(true)"},
+		{"false alone", "false", "(false)"},
+		{"not true", "not true", "(not (true))"},
+		{"true in parentheses", "(true)", "(true)"},
+		{"LINQ form", "(true and RowKey eq '1') and ((false or PartitionKey eq 'p'))",
+			"(and (and (true) (eq RowKey '1')) (or (false) (eq PartitionKey 'p')))"},
+		{"literals equal", "1 eq 1", "(true)"},
+		{"literals differ", "'a' eq 'b'", "(false)"},
+		{"literals ordered", "'a' lt 'b'", "(true)"},
+		{"booleans compared", "true ne false", "(true)"},
+		{"NaN compares false", "NaN eq NaN", "(false)"},
 		{"parenthesised comparisons as documented", "(PartitionKey eq 'Partition1') and (RowKey eq '00001')",
 			"(and (eq PartitionKey 'Partition1') (eq RowKey '00001'))"},
 		{"bare boolean property", "IsActive", "(eq IsActive true)"},
@@ -211,11 +226,11 @@ func TestParseErrors(t *testing.T) {
 		{"upper-case TRUE is a name", "A eq TRUE", 2, "compares two properties"},
 
 		// Comparison shape.
-		{"two literals", "1 eq 1", 2, "compares two literals"},
+		{"two literals of different types", "1 eq '1'", 2, "eq compares an Edm.Int32 literal with an Edm.String literal"},
+		{"sixteen literal comparisons", strings.Repeat("1 eq 1 and ", 15) + "1 eq 1", 167, "more than 15 comparisons"},
 		{"two properties", "A eq B", 2, "compares two properties"},
 		{"compare a group", "(A eq 1) eq true", 9, "compares a parenthesised expression"},
 		{"compare with a group", "A eq (B)", 2, "compares a parenthesised expression"},
-		{"literal alone", "true", 0, "a literal alone is not a condition"},
 		{"string alone", "'a'", 0, "a literal alone is not a condition"},
 		{"literal alone in and", "1 and A eq 1", 0, "a literal alone is not a condition"},
 		{"literal alone in parentheses", "(1)", 1, "a literal alone is not a condition"},
