@@ -24,8 +24,18 @@ func (d *decoder) value(m *member, name string) (Value, bool, error) {
 			return NewString(d.str(m)), false, nil
 		}
 	case Boolean:
-		if m.kind == kindTrue || m.kind == kindFalse {
+		switch m.kind {
+		case kindTrue, kindFalse:
 			return NewBoolean(m.kind == kindTrue), false, nil
+		case kindString:
+			// An annotated value may travel as a JSON string, as every
+			// Int64 does and as Azure Storage Explorer sends every typed
+			// value ("b":"false","b@odata.type":"Edm.Boolean"); the
+			// service parses it as the annotated type, ignoring case like
+			// .NET's Boolean.Parse.
+			if b, ok := parseBoolean(d.stringBytes(m)); ok {
+				return NewBoolean(b), false, nil
+			}
 		}
 	case Int32:
 		if n, ok := d.integer(m, 32); ok {
@@ -85,6 +95,17 @@ func (d *decoder) inferred(m *member, name string) (Value, bool, error) {
 		return Value{}, false, d.badValue(m, name, Double, kind)
 	}
 	return NewDouble(f), false, nil
+}
+
+// parseBoolean reads "true" or "false" in any case.
+func parseBoolean(b []byte) (value, ok bool) {
+	switch {
+	case len(b) == 4 && b[0]|0x20 == 't' && b[1]|0x20 == 'r' && b[2]|0x20 == 'u' && b[3]|0x20 == 'e':
+		return true, true
+	case len(b) == 5 && b[0]|0x20 == 'f' && b[1]|0x20 == 'a' && b[2]|0x20 == 'l' && b[3]|0x20 == 's' && b[4]|0x20 == 'e':
+		return false, true
+	}
+	return false, false
 }
 
 // integer reads an Edm.Int32 or Edm.Int64: an integral JSON number or a
