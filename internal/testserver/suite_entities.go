@@ -299,7 +299,10 @@ func suiteEntities(t *testing.T, newServer func(t *testing.T) *Server) {
 			header http.Header
 		}{
 			{"MalformedETagOnPUT", http.MethodPut, http.Header{"If-Match": {"not-an-etag"}}},
-			{"MalformedETagOnPATCH", http.MethodPatch, http.Header{"If-Match": {`W/"nonsense"`}}},
+			// A weak ETag that matches nothing is a failed condition (412,
+			// suiteClientCompat); a strong one is malformed.
+			{"StrongETagOnPATCH", http.MethodPatch, http.Header{"If-Match": {`"nonsense"`}}},
+			{"IfNoneMatchOnPATCH", http.MethodPatch, http.Header{"If-None-Match": {"*"}}},
 			{"MalformedETagOnDELETE", http.MethodDelete, http.Header{"If-Match": {"garbage"}}},
 			{"IfNoneMatchOnPUT", http.MethodPut, http.Header{"If-None-Match": {"*"}}},
 			{"IfNoneMatchOnDELETE", http.MethodDelete, http.Header{"If-None-Match": {"*"}, "If-Match": {"*"}}},

@@ -134,10 +134,13 @@ func (s *Service) write(ctx context.Context, sc Scope, table string, op store.Op
 	return storeError(s.store.Write(ctx, sc.Account, table, []store.Op{op}))
 }
 
-// condition maps an If-Match header to a store condition. A value that is
-// not an ETag of this service's form is 400 InvalidInput ("The etag value
-// '{0}' specified in one of the request headers is not valid", Table service
-// error codes).
+// condition maps an If-Match header to a store condition. Only "*" and weak
+// ETags (W/"..." or w/"...", "Specifying conditional headers for Table
+// service operations" and RFC 7232's case-insensitive weak indicator) are
+// conditions. A weak ETag this service never issued can never match: the
+// write fails with 412 UpdateConditionNotSatisfied, as on Azure. Anything
+// else, strong ETags and lists of ETags included, is 400 InvalidInput ("The
+// etag value '{0}' specified in one of the request headers is not valid").
 func condition(ifMatch string) (store.CondKind, time.Time, error) {
 	switch ifMatch {
 	case "":
@@ -145,8 +148,11 @@ func condition(ifMatch string) (store.CondKind, time.Time, error) {
 	case "*":
 		return store.CondExists, time.Time{}, nil
 	}
-	if ts, ok := parseETag(ifMatch); ok {
-		return store.CondTimestamp, ts, nil
+	if opaque, ok := weakETag(ifMatch); ok {
+		if ts, ok := parseETagValue(opaque); ok {
+			return store.CondTimestamp, ts, nil
+		}
+		return store.CondTimestamp, unmatchableTimestamp, nil
 	}
 	return 0, time.Time{}, &apierr.Error{Code: apierr.InvalidInput,
 		Message: "The etag value '" + ifMatch + "' specified in one of the request headers is not valid. Please make sure only one etag value is specified and is valid."}

@@ -39,15 +39,33 @@ func AppendETag(b []byte, ts time.Time, jsonEscaped bool) []byte {
 	return append(b, quote...)
 }
 
-// parseETag returns the Timestamp an ETag names. ok is false for anything
-// this service never issued; such an If-Match can never match.
-func parseETag(etag string) (time.Time, bool) {
-	s := strings.TrimPrefix(etag, "W/")
-	s, ok := strings.CutPrefix(s, `"datetime'`)
+// unmatchableTimestamp is the condition of a well-formed ETag that names no
+// Timestamp this service issues: Timestamps lie within 1601..9999, so no
+// entity carries year 1 and the write fails its condition.
+var unmatchableTimestamp = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// weakETag returns the opaque part (what lies between the quotes) of a weak
+// ETag, W/"opaque" with the W in either case, holding no quote: one ETag,
+// not a list.
+func weakETag(etag string) (string, bool) {
+	if len(etag) < 4 || etag[0]|0x20 != 'w' || etag[1] != '/' || etag[2] != '"' || etag[len(etag)-1] != '"' {
+		return "", false
+	}
+	opaque := etag[3 : len(etag)-1]
+	if strings.IndexByte(opaque, '"') >= 0 {
+		return "", false
+	}
+	return opaque, true
+}
+
+// parseETagValue reads the opaque part of an ETag: datetime'<timestamp>'
+// with the colons URL-encoded or not.
+func parseETagValue(opaque string) (time.Time, bool) {
+	s, ok := strings.CutPrefix(opaque, "datetime'")
 	if !ok {
 		return time.Time{}, false
 	}
-	s, ok = strings.CutSuffix(s, `'"`)
+	s, ok = strings.CutSuffix(s, "'")
 	if !ok {
 		return time.Time{}, false
 	}

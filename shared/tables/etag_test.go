@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/store"
 )
 
 func TestETagRoundTrip(t *testing.T) {
@@ -26,13 +29,47 @@ func TestETagRoundTrip(t *testing.T) {
 			t.Errorf("ETag(%v) = %s, want %s", edge, got, want)
 		}
 	}
-	back, ok := parseETag(got)
-	if !ok || !back.Equal(ts) {
-		t.Fatalf("parseETag = %v, %v", back, ok)
+	kind, back, err := condition(got)
+	if err != nil || kind != store.CondTimestamp || !back.Equal(ts) {
+		t.Fatalf("condition(%s) = %v, %v, %v", got, kind, back, err)
 	}
-	for _, bad := range []string{"", "*", `"abc"`, `W/"datetime'nope'"`, `W/"datetime'2024-12-23T09:20:10Z'`} {
-		if _, ok := parseETag(bad); ok {
-			t.Errorf("parseETag(%q) accepted", bad)
+}
+
+// TestCondition covers "Specifying conditional headers for Table service
+// operations": If-Match is "*" or a weak ETag (W/ in either case, RFC 7232);
+// a weak ETag that names no Timestamp of this service is a condition that
+// fails (412 UpdateConditionNotSatisfied on Azure), while a strong ETag, a
+// list or anything else is 400 InvalidInput.
+func TestCondition(t *testing.T) {
+	ts := time.Date(2015, 1, 1, 23, 14, 33, 498000000, time.UTC)
+	for _, tc := range []struct {
+		ifMatch string
+		kind    store.CondKind
+		at      time.Time
+	}{
+		{"", store.CondNone, time.Time{}},
+		{"*", store.CondExists, time.Time{}},
+		{`W/"datetime'2015-01-01T23%3A14%3A33.4980000Z'"`, store.CondTimestamp, ts},
+		{`w/"datetime'2015-01-01T23%3A14%3A33.4980000Z'"`, store.CondTimestamp, ts},
+		{`W/"datetime'2015-01-01T23:14:33.498Z'"`, store.CondTimestamp, ts},
+		{`W/"datetime'2015-01-01T23%3a14%3a33.498Z'"`, store.CondTimestamp, ts},
+		{`W/"wrong"`, store.CondTimestamp, unmatchableTimestamp},
+		{`w/"wrong"`, store.CondTimestamp, unmatchableTimestamp},
+		{`W/""`, store.CondTimestamp, unmatchableTimestamp},
+		{`W/"datetime'nope'"`, store.CondTimestamp, unmatchableTimestamp},
+	} {
+		kind, at, err := condition(tc.ifMatch)
+		if err != nil || kind != tc.kind || !at.Equal(tc.at) {
+			t.Errorf("condition(%s) = %v, %v, %v; want %v, %v", tc.ifMatch, kind, at, err, tc.kind, tc.at)
+		}
+	}
+	for _, bad := range []string{
+		`"datetime'2015-01-01T23%3A14%3A33.4980000Z'"`, // strong
+		`"wrong"`, "wrong", "W/", `W/"`, `W/wrong`, `W/"datetime'2015-01-01T23:14:33Z'`,
+		`W/"a", W/"b"`, `W/"a",W/"b"`, "**", " *",
+	} {
+		if _, _, err := condition(bad); !isCode(err, apierr.InvalidInput) {
+			t.Errorf("condition(%s) = %v, want InvalidInput", bad, err)
 		}
 	}
 }
@@ -51,4 +88,9 @@ func TestClockStrictlyIncreases(t *testing.T) {
 		}
 		prev = next
 	}
+}
+
+func isCode(err error, code apierr.Code) bool {
+	e, ok := apierr.As(err)
+	return ok && e.Code == code
 }
