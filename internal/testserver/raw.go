@@ -40,7 +40,10 @@ type Request struct {
 	// Account is the account addressed (path-style); devstoreaccount1 when
 	// empty.
 	Account string
-	Signing Signing
+	// Secondary addresses the account's secondary location,
+	// /<account>-secondary, signed as the account itself, as the SDKs do.
+	Secondary bool
+	Signing   Signing
 	// Key signs instead of the account's first key (for wrong-key tests).
 	Key []byte
 	// Date is the signed x-ms-date; now when zero.
@@ -64,7 +67,11 @@ func (s *Server) NewRequest(t testing.TB, ctx context.Context, r Request) *http.
 	if account == "" {
 		account = auth.DevStoreAccountName
 	}
-	target := s.AccountURL(account) + r.Path
+	location := account
+	if r.Secondary {
+		location += "-secondary"
+	}
+	target := s.AccountURL(location) + r.Path
 	if r.RawQuery != "" {
 		target += "?" + r.RawQuery
 	}

@@ -22,8 +22,9 @@ import (
 
 // RunProtocolSuite is the conformance suite for the protocol features
 // around the entity operations: entity group transactions ($batch), shared
-// access signatures, table ACLs, service properties and statistics, and
-// CORS. Like RunSDKSuite it drives the official Go SDK (aztables v1.4.1)
+// access signatures, table ACLs, service properties and statistics, CORS,
+// the secondary location, and the requests of real clients where
+// tablebridge was seen to differ from Azure (suiteClientCompat). Like RunSDKSuite it drives the official Go SDK (aztables v1.4.1)
 // wherever the SDK can express a case, and raw signed requests otherwise,
 // and after every refusal it checks that the stored data did not change.
 //
@@ -43,6 +44,8 @@ func RunProtocolSuite(t *testing.T, newServer func(t *testing.T) *Server) {
 		{"AccountSAS", suiteAccountSAS},
 		{"ServiceSettings", suiteServiceSettings},
 		{"CORS", suiteCORS},
+		{"ClientCompat", suiteClientCompat},
+		{"Secondary", suiteSecondary},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -48,6 +48,7 @@ const (
 	AuthorizationSourceIPMismatch     Code = "AuthorizationSourceIPMismatch"
 	ConditionHeadersNotSupported      Code = "ConditionHeadersNotSupported"
 	InternalError                     Code = "InternalError"
+	InsufficientAccountPermissions    Code = "InsufficientAccountPermissions"
 	InvalidAuthenticationInfo         Code = "InvalidAuthenticationInfo"
 	InvalidHeaderValue                Code = "InvalidHeaderValue"
 	InvalidHTTPVerb                   Code = "InvalidHttpVerb"
@@ -116,6 +117,7 @@ var table = map[Code]entry{
 	AuthorizationSourceIPMismatch:     {http.StatusForbidden, "This request is not authorized to perform this operation using this source IP."},
 	ConditionHeadersNotSupported:      {http.StatusBadRequest, "Condition headers are not supported."},
 	InternalError:                     {http.StatusInternalServerError, "The server encountered an internal error. Please retry the request."},
+	InsufficientAccountPermissions:    {http.StatusForbidden, "The account being accessed does not have sufficient permissions to execute this operation."},
 	InvalidAuthenticationInfo:         {http.StatusBadRequest, "The authentication information was not provided in the correct format. Verify the value of Authorization header."},
 	InvalidHeaderValue:                {http.StatusBadRequest, "The value for one of the HTTP headers is not in the correct format."},
 	InvalidHTTPVerb:                   {http.StatusBadRequest, "The HTTP verb specified is invalid - it is not recognized by the server."},

@@ -164,24 +164,36 @@ func setAllowOrigin(hd http.Header, rule corsRule, origin string) {
 
 // corsActual adds the matching rule's headers to a cross-origin request's
 // response, errors included, so a browser app can read both.
+//
+// "Understanding the use of the Vary header" (CORS support for the Azure
+// Storage services): once an account has CORS rules, the answer to a GET or
+// HEAD depends on the Origin header, so Azure sends Vary: Origin on every
+// GET and HEAD, with or without an Origin and whether a rule matches or
+// not, except when the matching rule allows every origin ("*"), whose
+// answer is the same for all. Other methods are not cached by browsers and
+// carry Vary only with an origin-specific match (setAllowOrigin).
 func (h *Handler) corsActual(c *call) {
 	origin := c.r.Header.Get("Origin")
-	if origin == "" {
+	method, err := effectiveMethod(c.r)
+	if err != nil {
+		method = c.r.Method
+	}
+	cacheable := method == http.MethodGet || method == http.MethodHead
+	if origin == "" && !cacheable {
 		return
 	}
 	rules, err := h.corsRules(c.r.Context(), c.account, c.now)
 	if err != nil || len(rules) == 0 {
 		return
 	}
-	method, err := effectiveMethod(c.r)
-	if err != nil {
-		method = c.r.Method
-	}
+	hd := c.w.Header()
 	rule, ok := matchCORS(rules, origin, method, nil)
-	if !ok {
+	if origin == "" || !ok {
+		if cacheable {
+			hd["Vary"] = []string{"Origin"}
+		}
 		return
 	}
-	hd := c.w.Header()
 	setAllowOrigin(hd, rule, origin)
 	if rule.ExposedHeaders != "" {
 		hd["Access-Control-Expose-Headers"] = []string{rule.ExposedHeaders}

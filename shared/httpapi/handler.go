@@ -94,6 +94,7 @@ type call struct {
 	version   string
 
 	account   string
+	secondary bool       // addressed at the account's read-only secondary location
 	baseURL   string     // scheme://host[/stage][/account], for odata.metadata and Location
 	query     url.Values // parsed once; handlers read it, not r.URL
 	res       resource
@@ -196,15 +197,16 @@ func (h *Handler) serve(c *call) (*response, error) {
 		stagePrefix = strings.TrimSuffix(signed, escaped)
 	}
 
-	account, rest, pathStyle := h.splitAccount(c.r.Host, routePath)
+	account, addressed, rest, pathStyle, secondary := h.splitAccount(c.r.Host, routePath)
 	if account == "" {
 		return nil, apierr.Newf(apierr.InvalidURI, "The request names no storage account this server knows.")
 	}
 	c.account = account
+	c.secondary = secondary
 	scheme := h.scheme(c.r)
 	base := scheme + "://" + c.r.Host + stagePrefix
 	if pathStyle {
-		base += "/" + account
+		base += "/" + addressed
 	}
 	c.baseURL = base
 	if c.r.Method != http.MethodOptions {
@@ -226,6 +228,9 @@ func (h *Handler) serve(c *call) (*response, error) {
 		c.op = "Preflight"
 		return h.preflight(c)
 	}
+	if err := checkVersion(c); err != nil {
+		return nil, err
+	}
 	op, err := resolveOperation(c.r, res, q)
 	if err != nil {
 		return nil, err
@@ -235,7 +240,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 		return nil, err
 	}
 
-	p, err := h.verifier.Authenticate(c.r.Context(), auth.Request{
+	ar := auth.Request{
 		Account:    account,
 		SignedPath: signed,
 		Query:      q,
@@ -245,7 +250,20 @@ func (h *Handler) serve(c *call) (*response, error) {
 		ClientIP:   h.clientIP(c.r),
 		HTTPS:      scheme == "https",
 		Now:        c.now,
-	})
+	}
+	p, err := h.verifier.Authenticate(c.r.Context(), ar)
+	if err != nil && secondary && pathStyle {
+		// Clients sign with the primary account's name and key ("Authorize
+		// with Shared Key": secondary access is authorized as the
+		// primary). The SDKs sign the path as sent (.../acct-secondary/...);
+		// a client that names the primary in its path is taken too.
+		if ep, ok := strings.CutPrefix(escaped, "/"+addressed); ok {
+			ar.SignedPath = stagePrefix + "/" + account + ep
+			if p2, err2 := h.verifier.Authenticate(c.r.Context(), ar); err2 == nil {
+				p, err = p2, nil
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -253,6 +271,13 @@ func (h *Handler) serve(c *call) (*response, error) {
 		if err := p.Authorize(op.auth, res.table); err != nil {
 			return nil, err
 		}
+	}
+	if secondary && !op.readsOnly() {
+		// A read-access geo-redundant account's secondary is read-only:
+		// Azure refuses writes there with 403 ("Write operations are not
+		// allowed").
+		return nil, apierr.Newf(apierr.InsufficientAccountPermissions,
+			"Write operations are not allowed on the secondary location %s%s; write to the primary, %s.", account, secondarySuffix, account)
 	}
 	c.principal = p
 	c.scope = tables.Scope{Account: account}
@@ -288,20 +313,45 @@ func wirePath(r *http.Request) string {
 
 // splitAccount finds the account: path-style (the first path segment, the
 // emulator convention) or host-style (the first DNS label of the host).
-func (h *Handler) splitAccount(host, p string) (account, rest string, pathStyle bool) {
+// addressed is that segment or label as sent; secondary reports that it
+// names the account's secondary location (resolveAccount).
+func (h *Handler) splitAccount(host, p string) (account, addressed, rest string, pathStyle, secondary bool) {
 	trimmed := strings.TrimPrefix(p, "/")
 	first, after, _ := strings.Cut(trimmed, "/")
-	if first != "" && h.verifier.HasAccount(first) {
-		return first, "/" + after, true
+	if account, secondary, ok := h.resolveAccount(first); ok {
+		return account, first, "/" + after, true, secondary
 	}
 	hostname := host
 	if hn, _, err := net.SplitHostPort(host); err == nil {
 		hostname = hn
 	}
-	if label, _, ok := strings.Cut(hostname, "."); ok && h.verifier.HasAccount(label) {
-		return label, p, false
+	if label, _, ok := strings.Cut(hostname, "."); ok {
+		if account, secondary, ok := h.resolveAccount(label); ok {
+			return account, label, p, false, secondary
+		}
 	}
-	return "", "", false
+	return "", "", "", false, false
+}
+
+// secondarySuffix names an account's secondary location: Azure serves a
+// read-access geo-redundant account's replica as <account>-secondary
+// (host-style), and the storage emulator as /devstoreaccount1-secondary
+// (path-style, TableSecondaryEndpoint in its connection string).
+const secondarySuffix = "-secondary"
+
+// resolveAccount maps an account segment or host label to a configured
+// account, and tells whether it names the account's secondary location.
+func (h *Handler) resolveAccount(name string) (account string, secondary, ok bool) {
+	if name == "" {
+		return "", false, false
+	}
+	if h.verifier.HasAccount(name) {
+		return name, false, true
+	}
+	if n := len(name) - len(secondarySuffix); n > 0 && strings.EqualFold(name[n:], secondarySuffix) && h.verifier.HasAccount(name[:n]) {
+		return name[:n], true, true
+	}
+	return "", false, false
 }
 
 func (h *Handler) scheme(r *http.Request) string {

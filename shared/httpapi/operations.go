@@ -41,6 +41,18 @@ var (
 	opGetServiceStats = operation{"GetServiceStats", auth.GetServiceStats, false, (*Handler).getServiceStats}
 )
 
+// readsOnly reports whether the operation leaves the account unchanged, so
+// the account's secondary location, a read-only replica, serves it. A
+// $batch (auth 0) writes.
+func (op operation) readsOnly() bool {
+	switch op.auth {
+	case auth.QueryTables, auth.QueryEntities, auth.GetEntity, auth.GetTableACL,
+		auth.GetServiceProperties, auth.GetServiceStats:
+		return true
+	}
+	return false
+}
+
 // effectiveMethod resolves verb tunnelling: legacy clients send MERGE (and
 // PUT, DELETE) as POST with X-HTTP-Method ("Merge Entity").
 func effectiveMethod(r *http.Request) (string, error) {

@@ -132,14 +132,18 @@ func (h *Handler) queryTables(c *call) (*response, error) {
 	return resp, nil
 }
 
-// parseTop reads $top: a positive integer of at most 1000.
+// parseTop reads $top: an integer from 0 to 1000. Azure accepts $top=0
+// (Azure Storage Explorer's first page) and answers it with no entities.
 func parseTop(s string) (int, error) {
 	if s == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 || n > tables.MaxPageSize {
-		return 0, apierr.Newf(apierr.InvalidInput, "$top=%s must be an integer from 1 to %d.", s, tables.MaxPageSize)
+	if err != nil || n < 0 || n > tables.MaxPageSize {
+		return 0, apierr.Newf(apierr.InvalidInput, "$top=%s must be an integer from 0 to %d.", s, tables.MaxPageSize)
+	}
+	if n == 0 {
+		return tables.NoEntities, nil
 	}
 	return n, nil
 }

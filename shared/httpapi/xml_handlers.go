@@ -63,9 +63,17 @@ func (h *Handler) setServiceProperties(c *call) (*response, error) {
 	return &response{status: http.StatusAccepted}, nil
 }
 
-// getServiceStats answers "Get Table Service Stats". tablebridge has no
-// geo-secondary: replication is always live and synced as of now.
+// getServiceStats answers "Get Table Service Stats", which Azure serves
+// only on the secondary location ("<account>-secondary"); on the primary the
+// comp=stats query is 400 InvalidQueryParameterValue. tablebridge's
+// secondary is the primary's own store: replication is always live and
+// synced as of now.
 func (h *Handler) getServiceStats(c *call) (*response, error) {
+	if !c.secondary {
+		return nil, apierr.Newf(apierr.InvalidQueryParameterValue,
+			"QueryParameterName: comp\nQueryParameterValue: stats\nReason: Get Table Service Stats is served on the secondary location only: address %s%s.",
+			c.account, secondarySuffix)
+	}
 	type geo struct {
 		Status       string `xml:"Status"`
 		LastSyncTime string `xml:"LastSyncTime"`

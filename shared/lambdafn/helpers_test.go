@@ -180,6 +180,9 @@ type req struct {
 	signedPrefix string
 	sign         func(*http.Request, string, []byte) error
 	date         time.Time
+	// location replaces the account in the path ("devstoreaccount1-secondary");
+	// the request is still signed as the account.
+	location string
 }
 
 // newRequest builds a request as a client sends it to API Gateway, signed
@@ -193,7 +196,11 @@ func newRequest(t testing.TB, r req) *http.Request {
 	case "-":
 		prefix = ""
 	}
-	full := prefix + "/" + devAccount + r.path
+	location := r.location
+	if location == "" {
+		location = devAccount
+	}
+	full := prefix + "/" + location + r.path
 	u := &url.URL{Scheme: "https", Host: apiHost, RawQuery: r.query.Encode()}
 	if err := setEscapedPath(u, full); err != nil {
 		t.Fatal(err)
@@ -224,7 +231,7 @@ func newRequest(t testing.TB, r req) *http.Request {
 	if r.signedPrefix != "" {
 		signReq = hr.Clone(context.Background())
 		su := *hr.URL
-		if err := setEscapedPath(&su, r.signedPrefix+"/"+devAccount+r.path); err != nil {
+		if err := setEscapedPath(&su, r.signedPrefix+"/"+location+r.path); err != nil {
 			t.Fatal(err)
 		}
 		signReq.URL = &su

@@ -47,11 +47,12 @@ type sampleSpec struct {
 // Every body and header is what an Azure SDK sends.
 func sampleSpecs() []sampleSpec {
 	const (
-		acct   = "/" + auth.DevStoreAccountName
-		table  = acct + "/" + SampleTable
-		entity = table + "(PartitionKey='p1',RowKey='r1')"
-		json   = "application/json"
-		minMD  = "application/json;odata=minimalmetadata"
+		acct      = "/" + auth.DevStoreAccountName
+		secondary = acct + "-secondary"
+		table     = acct + "/" + SampleTable
+		entity    = table + "(PartitionKey='p1',RowKey='r1')"
+		json      = "application/json"
+		minMD     = "application/json;odata=minimalmetadata"
 	)
 	entityAt := func(rk string) string { return table + "(PartitionKey='p1',RowKey='" + rk + "')" }
 	write := func(extra map[string]string) map[string]string {
@@ -132,7 +133,13 @@ func sampleSpecs() []sampleSpec {
 		{"setserviceproperties", OpSetServiceProperties, http.MethodPut, acct + "/", "restype=service&comp=properties", props,
 			map[string]string{"Content-Type": "application/xml"}, http.StatusAccepted},
 		{"getserviceproperties", OpGetServiceProperties, http.MethodGet, acct + "/", "restype=service&comp=properties", "", nil, http.StatusOK},
-		{"getservicestats", OpGetServiceStats, http.MethodGet, acct + "/", "restype=service&comp=stats", "", nil, http.StatusOK},
+		// The account's secondary location is a read-only view: Get Table
+		// Service Stats is served there only, reads work, writes are 403.
+		{"getservicestats", OpGetServiceStats, http.MethodGet, secondary + "/", "restype=service&comp=stats", "", nil, http.StatusOK},
+		{"queryentities-secondary", OpQueryEntities, http.MethodGet, secondary + "/" + SampleTable + "()", "$filter=true", "",
+			map[string]string{"Accept": minMD}, http.StatusOK},
+		{"insertentity-secondary", OpInsertEntity, http.MethodPost, secondary + "/" + SampleTable, "",
+			`{"PartitionKey":"p1","RowKey":"r9","Name":"on the secondary"}`, write(nil), http.StatusForbidden},
 		{"preflight", OpPreflight, http.MethodOptions, table, "", "",
 			map[string]string{"Origin": "https://app.example.com", "Access-Control-Request-Method": "PATCH",
 				"Access-Control-Request-Headers": "content-type,if-match,x-ms-date,x-ms-version"}, http.StatusOK},

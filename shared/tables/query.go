@@ -13,9 +13,14 @@ import (
 type QueryInput struct {
 	Table  string
 	Filter string // $filter; "" for all
-	Top    int    // $top; 0 for the default page of 1000
+	Top    int    // $top; 0 for the default page of 1000, NoEntities for $top=0
 	After  *store.Cursor
 }
+
+// NoEntities is the Top of "$top=0", which Azure Storage Explorer sends for
+// its first page and Azure accepts: the query is checked (table, filter)
+// and answers an empty page without a continuation.
+const NoEntities = -1
 
 // QueryEntities returns one page of entities in (PartitionKey, RowKey) order.
 // The page may be short, even empty, and still carry a continuation.
@@ -40,7 +45,7 @@ func (s *Service) QueryEntities(ctx context.Context, sc Scope, in QueryInput) (s
 	if sc.Keys != nil {
 		q.Keys = q.Keys.Intersect(*sc.Keys)
 	}
-	if q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
+	if top == 0 || q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
 		// A contradiction such as PartitionKey lt '', or a filter outside
 		// the token's key range, matches nothing; no store needs to look.
 		return store.Page{}, s.checkTable(ctx, sc, in.Table)

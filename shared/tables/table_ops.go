@@ -55,7 +55,7 @@ func tableNameForLookup(name string) error {
 // QueryTablesInput is a Query Tables request.
 type QueryTablesInput struct {
 	Filter string // $filter on TableName; "" for all
-	Top    int    // 0 for the default page size
+	Top    int    // 0 for the default page size, NoEntities for $top=0
 	// NextTableName resumes a previous page (the service's own token).
 	NextTableName string
 }
@@ -76,6 +76,9 @@ func (s *Service) QueryTables(ctx context.Context, sc Scope, in QueryTablesInput
 			return f.Match(&model.Entity{Properties: map[string]edm.Value{"TableName": edm.NewString(t.Name)}})
 		}
 	}
+	if top == 0 {
+		return store.TablePage{}, nil
+	}
 	page, err := s.store.QueryTables(ctx, sc.Account, q)
 	return page, storeError(err)
 }
@@ -95,6 +98,8 @@ func pageSize(top int) (int, error) {
 	switch {
 	case top == 0:
 		return MaxPageSize, nil
+	case top == NoEntities:
+		return 0, nil
 	case top < 0 || top > MaxPageSize:
 		return 0, apierr.Newf(apierr.InvalidInput, "The $top value %d is outside 1 to %d.", top, MaxPageSize)
 	}
