@@ -281,20 +281,7 @@ func validHeaderFieldByte(c byte) bool {
 // validHeaderValue reports whether every byte of v may appear in a header
 // value: VCHAR, obs-text, space and tab (RFC 9110 field-content).
 func validHeaderValue(v string) bool {
-	// Eight bytes at a time while no byte is below 0x20 or 0x7F (SWAR,
-	// "Bit Twiddling Hacks": hasless and haszero; a false alarm only sends
-	// the rest to the byte loop, which has the last word).
-	const lowBits, highBits = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(v); i += 8 {
-		x := uint64(v[i]) | uint64(v[i+1])<<8 | uint64(v[i+2])<<16 | uint64(v[i+3])<<24 |
-			uint64(v[i+4])<<32 | uint64(v[i+5])<<40 | uint64(v[i+6])<<48 | uint64(v[i+7])<<56
-		del := x ^ 0x7F*lowBits
-		if ((x-0x20*lowBits)&^x|(del-lowBits)&^del)&highBits != 0 {
-			break
-		}
-	}
-	for ; i < len(v); i++ {
+	for i := 0; i < len(v); i++ {
 		if headerByteClass[v[i]]&classValue == 0 {
 			return false
 		}

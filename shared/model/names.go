@@ -153,25 +153,6 @@ func IsPropertyNamePart(r rune) bool {
 // are stated in. Invalid UTF-8 bytes count one each, as their replacement
 // character would.
 func utf16Len(s string) int {
-	// ASCII counts one unit a byte; eight bytes are tested at a time
-	// (every byte of the entity's keys and strings goes through here).
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&0x8080808080808080 != 0 {
-			return utf16LenSlow(s)
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return utf16LenSlow(s)
-		}
-	}
-	return len(s)
-}
-
-func utf16LenSlow(s string) int {
 	n := 0
 	for _, r := range s {
 		if r >= 0x10000 {
