@@ -117,3 +117,29 @@ func TestExportImportCommands(t *testing.T) {
 		}
 	})
 }
+
+// TestExportAndVerifyProgressHaveTotals: export and verify count a table
+// (keys only) before reading it, so their progress shows a total, a
+// percentage and, while running, an ETA, as migrate's does.
+func TestExportAndVerifyProgressHaveTotals(t *testing.T) {
+	src := testserver.New(t)
+	seedTable(t, src.Store, "Orders", 1500, 3)
+	code, out, errOut := runCmd(t, exportFn, "-from", src.ConnectionString(), "-out", t.TempDir(), "-progress", "log")
+	if code != 0 {
+		t.Fatalf("export: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"counting Orders\n", "exporting Orders: 1500 entities\n", "exporting Orders: 1500/1500 (100.0%)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("export progress lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCmd(t, verifyFn, "-from", src.ConnectionString(), "-to", src.ConnectionString(), "-progress", "log")
+	if code != 0 {
+		t.Fatalf("verify: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"verifying Orders: 3000 entities\n", "verifying Orders: 3000/3000 (100.0%)"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("verify progress lacks %q:\n%s", want, errOut)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/migrate"
 )
@@ -68,25 +69,60 @@ func verifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return &exitError{2, fmt.Errorf("verify: %w", err)}
 	}
+	printVerifySummary(stdout, res)
+	if res.Differences > 0 {
+		differing := 0
+		for _, t := range res.Tables {
+			if t.Differences > 0 {
+				differing++
+			}
+		}
+		return &exitError{1, fmt.Errorf("verify: %s in %d of %d tables", plural(res.Differences, "difference"), differing, len(res.Tables))}
+	}
+	return nil
+}
+
+// printVerifySummary writes a line per table and a total line whose
+// figures are the sums of the lines above it.
+func printVerifySummary(w io.Writer, res *migrate.VerifyResult) {
 	var srcN, dstN int64
 	for _, t := range res.Tables {
 		srcN += t.SourceEntities
 		dstN += t.DestEntities
+		status := "match"
+		if t.Differences > 0 {
+			status = plural(t.Differences, "difference")
+		}
+		if t.OnlyInDest {
+			fmt.Fprintf(w, "  %s: only in dest, %d entities: %s\n", t.Dest, t.DestEntities, status)
+			continue
+		}
 		name := t.Source
 		if t.Dest != t.Source {
 			name += " -> " + t.Dest
 		}
-		status := "match"
-		if t.Differences > 0 {
-			status = fmt.Sprintf("%d differences", t.Differences)
+		fmt.Fprintf(w, "  %s: source %d, dest %d entities: %s\n", name, t.SourceEntities, t.DestEntities, status)
+	}
+	if res.Differences == 0 {
+		verb := "match"
+		if len(res.Tables) == 1 {
+			verb = "matches"
 		}
-		fmt.Fprintf(stdout, "  %s: source %d, dest %d entities: %s\n", name, t.SourceEntities, t.DestEntities, status)
+		fmt.Fprintf(w, "%s %s (%s)\n", plural(int64(len(res.Tables)), "table"), verb, plural(srcN, "entity"))
+		return
 	}
-	if res.Differences > 0 {
-		return &exitError{1, fmt.Errorf("verify: %d differences in %d tables (source %d, dest %d entities)", res.Differences, len(res.Tables), srcN, dstN)}
+	fmt.Fprintf(w, "%d tables: source %d, dest %d entities: %s\n", len(res.Tables), srcN, dstN, plural(res.Differences, "difference"))
+}
+
+// plural writes n and the noun, in the plural unless n is 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
 	}
-	fmt.Fprintf(stdout, "%d tables match (%d entities)\n", len(res.Tables), srcN)
-	return nil
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // asStatus2 makes any error that has no status yet a status 2: verify

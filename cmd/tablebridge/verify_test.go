@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +28,7 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	t.Run("match is status 0", func(t *testing.T) {
 		code, out, errOut := runCmd(t, verifyFn, "-from", src.ConnectionString(), "-to", dst.ConnectionString(), "-progress", "none")
-		if code != 0 || !strings.Contains(out, "1 tables match (500 entities)") {
+		if code != 0 || !strings.Contains(out, "1 table matches (500 entities)") {
 			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 		}
 	})
@@ -54,6 +57,31 @@ func TestVerifyCommand(t *testing.T) {
 			t.Errorf("stderr = %q", errOut)
 		}
 	})
+	t.Run("the summary adds up the lines above it", func(t *testing.T) {
+		// Besides the changed entity: a table the destination lacks and one
+		// only the destination has.
+		seedTable(t, src.Store, "Lonely", 7, 1)
+		seedTable(t, dst.Store, "Stray", 3, 1)
+		code, out, errOut := runCmd(t, verifyFn, "-from", src.ConnectionString(), "-to", dst.ConnectionString(), "-progress", "none")
+		if code != 1 {
+			t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+		}
+		lineRe := regexp.MustCompile(`(?m)^  \S+: (?:source (\d+), dest (\d+)|only in dest, (\d+)) entities: (?:match|(\d+) differences?)$`)
+		var tables, srcN, dstN, diffs int64
+		for _, m := range lineRe.FindAllStringSubmatch(out, -1) {
+			tables++
+			srcN += atoi(t, m[1])
+			dstN += atoi(t, m[2]) + atoi(t, m[3])
+			diffs += atoi(t, m[4])
+		}
+		want := fmt.Sprintf("%d tables: source %d, dest %d entities: %d differences", tables, srcN, dstN, diffs)
+		if tables != 3 || srcN != 507 || dstN != 503 || diffs != 5 || !strings.Contains(out, want) {
+			t.Fatalf("the lines add up to %q; output:\n%s", want, out)
+		}
+		if want := "verify: 5 differences in 3 of 3 tables"; !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	})
 	t.Run("usage and unreadable sides are status 2", func(t *testing.T) {
 		for name, args := range map[string][]string{
 			"no source":        {"-to", dst.ConnectionString()},
@@ -72,4 +100,16 @@ func TestVerifyCommand(t *testing.T) {
 			})
 		}
 	})
+}
+
+func atoi(t *testing.T, s string) int64 {
+	t.Helper()
+	if s == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

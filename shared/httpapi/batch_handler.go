@@ -259,7 +259,7 @@ func (h *Handler) batchFailure(c *call, oe *batch.OperationError) (*response, er
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InternalError, err)
 	}
-	if oe.Err.HTTPStatus() >= 500 {
+	if oe.Err.HTTPStatus() >= 500 && !clientCancelled(c.r) {
 		h.log.Error("batch operation failed", "requestId", c.requestID, "index", oe.Index, "err", oe.Err)
 	}
 	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body}, nil

@@ -136,8 +136,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			putBatchBuffer(resp.body)
 		}
 	}
-	if h.opts.LogRequests {
+	switch {
+	case h.opts.LogRequests:
 		h.logRequest(c, start, status, code)
+	case clientCancelled(c.r):
+		h.log.Info("request cancelled by the client", "requestId", c.requestID, "account", c.account,
+			"operation", c.op, "table", c.res.table)
 	}
 }
 

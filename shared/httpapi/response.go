@@ -81,21 +81,14 @@ func (h *Handler) ServeError(w http.ResponseWriter, r *http.Request, err error) 
 // writeError is the only place errors are written: the odata.error JSON body
 // (or XML <Error> for the XML operations), x-ms-error-code, and the common
 // headers. Internal errors are logged here, once; a request whose client
-// went away is not an internal error, and is logged at info level (once:
-// by the request line when LogRequests is set, else here).
+// went away is not an internal error (ServeHTTP logs it at info level).
 func (h *Handler) writeError(c *call, err error) (int, apierr.Code) {
 	ae, ok := apierr.As(err)
 	if !ok {
 		ae = apierr.Wrap(apierr.InternalError, err)
 	}
 	status := ae.HTTPStatus()
-	switch {
-	case clientCancelled(c.r):
-		if !h.opts.LogRequests {
-			h.log.Info("request cancelled by the client", "requestId", c.requestID, "account", c.account,
-				"operation", c.op, "table", c.res.table)
-		}
-	case status >= 500 && !errors.Is(err, errOverloaded):
+	if status >= 500 && !clientCancelled(c.r) && !errors.Is(err, errOverloaded) {
 		h.log.Error("request failed", "requestId", c.requestID, "account", c.account,
 			"operation", c.op, "table", c.res.table, "status", status, "code", string(ae.Code), "err", err)
 	}

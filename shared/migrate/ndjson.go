@@ -101,7 +101,12 @@ func ExportTable(ctx context.Context, src Source, table string, w io.Writer, b B
 	if err != nil {
 		return 0, err
 	}
-	progress.Begin(table, "exporting", -1, 0)
+	total, err := countEntities(ctx, src, table, b, progress, table, false)
+	if err != nil {
+		progress.End(table, err)
+		return 0, err
+	}
+	progress.Begin(table, "exporting", total, 0)
 	req := PageRequest{Top: MaxPageSize}
 	for {
 		page, err := b.readPage(ctx, src, table, req)

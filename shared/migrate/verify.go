@@ -96,7 +96,7 @@ func (d Difference) String() string {
 	}
 	if d.WholeTable {
 		if d.Kind == ExtraInDest {
-			return fmt.Sprintf("%s: table extra in dest", d.DestTable)
+			return fmt.Sprintf("%s: table extra in dest (%d entities)", d.DestTable, d.Entities)
 		}
 		return fmt.Sprintf("%s: table %s (%d entities)", table, d.Kind, d.Entities)
 	}
@@ -153,11 +153,13 @@ type VerifyResult struct {
 	Differences int64
 }
 
-// TableVerify is one table's outcome.
+// TableVerify is one table's outcome. A table only the destination has
+// (OnlyInDest) has no Source and counts as one difference.
 type TableVerify struct {
 	Source, Dest                 string
 	SourceEntities, DestEntities int64
 	Differences                  int64
+	OnlyInDest                   bool
 }
 
 // Verify compares the destination with the source table by table and
@@ -225,8 +227,8 @@ func Verify(ctx context.Context, opts VerifyOptions) (*VerifyResult, error) {
 			return nil, err
 		}
 		v.report(extra)
-		for range extra {
-			res.Differences++
+		for _, d := range extra {
+			res.Tables = append(res.Tables, TableVerify{Dest: d.DestTable, DestEntities: d.Entities, Differences: 1, OnlyInDest: true})
 		}
 	}
 	for _, t := range res.Tables {
@@ -261,7 +263,11 @@ func (v *verifier) extraTables(ctx context.Context, plan []tablePlan) ([]Differe
 	var out []Difference
 	for _, n := range names {
 		if !mapped[strings.ToLower(n)] {
-			out = append(out, Difference{Kind: ExtraInDest, WholeTable: true, DestTable: n})
+			count, err := countEntities(ctx, v.opts.Dest, n, v.opts.Backoff, NoProgress{}, n, true)
+			if err != nil {
+				return nil, fmt.Errorf("verify: %w", err)
+			}
+			out = append(out, Difference{Kind: ExtraInDest, WholeTable: true, DestTable: n, Entities: count})
 		}
 	}
 	return out, nil
@@ -335,11 +341,28 @@ func (v *verifier) summarize(ctx context.Context, s *side, name string) error {
 func (v *verifier) table(ctx context.Context, p tablePlan) (TableVerify, []Difference, error) {
 	tv := TableVerify{Source: p.source, Dest: p.dest}
 	name := label(p)
-	v.opts.Progress.Begin(name, "verifying", -1, 0)
-	src := &side{src: v.opts.Source, table: p.source, isSrc: true}
-	dst := &side{src: v.opts.Dest, table: p.dest}
+	// Both sides are counted first (keys only), so that the line shows a
+	// total and an ETA while they are read in full.
+	var srcN, dstN int64
 	var wg sync.WaitGroup
 	var srcErr, dstErr error
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		srcN, srcErr = countEntities(ctx, v.opts.Source, p.source, v.opts.Backoff, v.opts.Progress, name, false)
+	}()
+	go func() {
+		defer wg.Done()
+		dstN, dstErr = countEntities(ctx, v.opts.Dest, p.dest, v.opts.Backoff, v.opts.Progress, name, true)
+	}()
+	wg.Wait()
+	if err := errors.Join(srcErr, dstErr); err != nil {
+		v.opts.Progress.End(name, err)
+		return tv, nil, err
+	}
+	v.opts.Progress.Begin(name, "verifying", srcN+dstN, 0)
+	src := &side{src: v.opts.Source, table: p.source, isSrc: true}
+	dst := &side{src: v.opts.Dest, table: p.dest}
 	wg.Add(2)
 	go func() { defer wg.Done(); srcErr = v.summarize(ctx, src, name) }()
 	go func() { defer wg.Done(); dstErr = v.summarize(ctx, dst, name) }()
@@ -405,7 +428,8 @@ func (v *verifier) details(ctx context.Context, p tablePlan, name string, src, d
 		rounds = 1
 	}
 	for r := 0; r < rounds; r++ {
-		v.opts.Progress.Begin(name, fmt.Sprintf("rechecking (%d/%d)", r+1, rounds), -1, 0)
+		// Each round reads both sides in full again.
+		v.opts.Progress.Begin(name, fmt.Sprintf("rechecking (%d/%d)", r+1, rounds), src.count+dst.count, 0)
 		held := map[string]*model.Entity{}
 		err := v.scan(ctx, src, name, func(e *model.Entity) error {
 			b := keyBucket(e.PartitionKey, e.RowKey, v.opts.Buckets)

@@ -67,7 +67,7 @@ func TestVerifyFindsEveryDifference(t *testing.T) {
 		`Orders: differs PartitionKey='p0003' RowKey='r0000003': property Name: source Edm.String "entity number 3", dest absent`,
 		`Orders: extra in dest PartitionKey='p0005' RowKey='zz-extra'`,
 		`Orders: missing in dest PartitionKey='p0004' RowKey='r0000004'`,
-		`Stray: table extra in dest`,
+		`Stray: table extra in dest (0 entities)`,
 	}
 	for _, tt := range []struct {
 		name    string
@@ -105,10 +105,17 @@ func TestVerifyFindsEveryDifference(t *testing.T) {
 			if res.Differences != int64(len(want)) {
 				t.Errorf("Differences = %d, want %d", res.Differences, len(want))
 			}
+			// The tables' counts add up to the total, the table only the
+			// destination has included.
+			var sum int64
 			for _, tv := range res.Tables {
+				sum += tv.Differences
 				if tv.Source == "Orders" && (tv.SourceEntities != 600 || tv.DestEntities != 600 || tv.Differences != 6) {
 					t.Errorf("Orders: %+v", tv)
 				}
+			}
+			if sum != res.Differences || len(res.Tables) != 4 {
+				t.Errorf("%d tables with %d differences in all; the result says %d: %+v", len(res.Tables), sum, res.Differences, res.Tables)
 			}
 		})
 	}
@@ -181,7 +188,7 @@ func TestDifferenceString(t *testing.T) {
 		{migrate.Difference{Kind: migrate.MissingInDest, Table: "A", DestTable: "B", PartitionKey: "it's", RowKey: ""}, `A -> B: missing in dest PartitionKey='it''s' RowKey=''`},
 		{migrate.Difference{Kind: migrate.PropertyDiffers, Table: "A", DestTable: "A", Property: "P", Source: &nan}, `A: differs PartitionKey='' RowKey='': property P: source Edm.Double "NaN", dest absent`},
 		{migrate.Difference{Kind: migrate.PropertyDiffers, Table: "A", Property: "P", Dest: &long}, `A: differs PartitionKey='' RowKey='': property P: source absent, dest Edm.String "` + strings.Repeat("x", 76) + `...`},
-		{migrate.Difference{Kind: migrate.ExtraInDest, WholeTable: true, DestTable: "S"}, `S: table extra in dest`},
+		{migrate.Difference{Kind: migrate.ExtraInDest, WholeTable: true, DestTable: "S", Entities: 3}, `S: table extra in dest (3 entities)`},
 	}
 	for _, tt := range tests {
 		if got := tt.d.String(); got != tt.want {
