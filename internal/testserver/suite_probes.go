@@ -1,8 +1,15 @@
 package testserver
 
 import (
+	"encoding/base64"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 )
 
 // suiteProbes replays what an attacker of a public endpoint tried (issue
@@ -94,4 +101,85 @@ func suiteProbes(t *testing.T, newServer func(t *testing.T) *Server) {
 			t.Fatalf("framed batch left V = %v", e.Properties["V"])
 		}
 	})
+
+	t.Run("ForgedContinuation", func(t *testing.T) {
+		// Continuation tokens come back from clients: a forged or corrupt
+		// one is 400 InvalidInput, and one that is well formed but names
+		// a position past the data is an empty last page, never a 5xx.
+		c := newTable(t, sc, "forged")
+		table := TableName(t, "forged")
+		long := strings.Repeat("x", 1024) // the longest RowKey DynamoDB indexes
+		for _, rk := range []string{"a", long, "y"} {
+			addEntity(t, c, map[string]any{"PartitionKey": "p", "RowKey": rk})
+		}
+		before := snapshot(t, c)
+		token := func(key string) string {
+			enc := base64.RawURLEncoding.EncodeToString([]byte(key))
+			return "1!" + strconv.Itoa(len(enc)) + "!" + enc
+		}
+		inP := url.Values{"$filter": {"PartitionKey eq 'p'"}}
+		for name, q := range map[string]url.Values{
+			"NextRowKey of 2,000 bytes":       {"NextPartitionKey": {token("p")}, "NextRowKey": {token(strings.Repeat("x", 2000))}},
+			"NextPartitionKey not a token":    {"NextPartitionKey": {"p"}},
+			"NextPartitionKey with a NUL":     {"NextPartitionKey": {token("p\x00")}},
+			"NextRowKey with a slash":         {"NextPartitionKey": {token("p")}, "NextRowKey": {token("a/b")}},
+			"NextRowKey with bad base64":      {"NextPartitionKey": {token("p")}, "NextRowKey": {"1!4!@@@@"}},
+			"NextPartitionKey of 3,000 bytes": {"NextPartitionKey": {token(strings.Repeat("é", 1500))}},
+		} {
+			for _, filtered := range []bool{true, false} {
+				if filtered {
+					q.Set("$filter", inP.Get("$filter"))
+				} else {
+					q.Del("$filter")
+				}
+				resp := srv.Do(t, Request{Method: http.MethodGet, Path: "/" + table + "()", RawQuery: q.Encode()})
+				if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("x-ms-error-code") != "InvalidInput" {
+					t.Errorf("%s (filtered %v): %d %s %s", name, filtered, resp.StatusCode, resp.Header.Get("x-ms-error-code"), truncate(resp.Body))
+				}
+				commonHeaders(t, resp)
+			}
+		}
+		for name, tok := range map[string]string{
+			"not a token":                "mytable",
+			"empty name":                 token(""),
+			"name of 3,000 characters":   token(strings.Repeat("z", 3000)),
+			"name with a NUL":            token("zzz\x00"),
+			"name no table can have":     token("~~~"),
+			"non-canonical base64":       "1!2!YR",
+			"length that does not match": "1!9!YWJj",
+		} {
+			resp := srv.Do(t, Request{Method: http.MethodGet, Path: "/Tables", RawQuery: url.Values{"NextTableName": {tok}}.Encode()})
+			if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("x-ms-error-code") != "InvalidInput" {
+				t.Errorf("NextTableName %s: %d %s %s", name, resp.StatusCode, resp.Header.Get("x-ms-error-code"), truncate(resp.Body))
+			}
+		}
+		// Well formed, past everything: an empty last page.
+		resp := srv.Do(t, Request{Method: http.MethodGet, Path: "/Tables", RawQuery: url.Values{"NextTableName": {token("zzzzzzzzzz")}}.Encode()})
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("x-ms-continuation-NextTableName") != "" {
+			t.Errorf("NextTableName past the last table: %d %s", resp.StatusCode, truncate(resp.Body))
+		}
+		// Keys and $filter literals at and past DynamoDB's key limits page
+		// through exactly, one entity a page.
+		for filter, want := range map[string][]string{
+			"PartitionKey eq 'p'": {"a", long, "y"},
+			"PartitionKey eq 'p' and RowKey gt '" + strings.Repeat("x", 2000) + "'": {"y"},
+			"PartitionKey eq 'p' and RowKey le '" + strings.Repeat("x", 2000) + "'": {"a", long},
+			"PartitionKey eq '" + strings.Repeat("é", 1500) + "'":                   nil,
+		} {
+			top := int32(1)
+			entities, _ := listAll(t, c, &aztables.ListEntitiesOptions{Filter: &filter, Top: &top})
+			if got := keysOf(t, entities); !slices.Equal(got, prefixed("p/", want)) {
+				t.Errorf("%.60s: got %v, want %v", filter, got, want)
+			}
+		}
+		unchanged(t, c, before)
+	})
+}
+
+func prefixed(prefix string, keys []string) []string {
+	out := []string{}
+	for _, k := range keys {
+		out = append(out, prefix+k)
+	}
+	return out
 }

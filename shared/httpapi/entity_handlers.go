@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
@@ -77,18 +76,8 @@ func (h *Handler) queryEntities(c *call) (*response, error) {
 	if in.Top, err = parseTop(q.Get("$top")); err != nil {
 		return nil, err
 	}
-	if npk := q.Get("NextPartitionKey"); npk != "" {
-		pk, err := decodeToken(npk)
-		if err != nil {
-			return nil, err
-		}
-		rk := ""
-		if nrk := q.Get("NextRowKey"); nrk != "" {
-			if rk, err = decodeToken(nrk); err != nil {
-				return nil, err
-			}
-		}
-		in.After = &store.Cursor{PartitionKey: pk, RowKey: rk}
+	if in.After, err = entityCursor(q); err != nil {
+		return nil, err
 	}
 	page, err := h.svc.QueryEntities(c.r.Context(), c.scope, in)
 	if err != nil {

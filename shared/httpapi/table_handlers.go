@@ -102,10 +102,8 @@ func (h *Handler) queryTables(c *call) (*response, error) {
 	if in.Top, err = parseTop(q.Get("$top")); err != nil {
 		return nil, err
 	}
-	if tok := q.Get("NextTableName"); tok != "" {
-		if in.NextTableName, err = decodeToken(tok); err != nil {
-			return nil, err
-		}
+	if in.NextTableName, err = tableCursor(q); err != nil {
+		return nil, err
 	}
 	page, err := h.svc.QueryTables(c.r.Context(), c.scope, in)
 	if err != nil {

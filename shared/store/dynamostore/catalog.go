@@ -106,7 +106,14 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 	}
 	if q.After != "" {
 		// Strictly after: legal table names hold no control characters.
-		in.ExpressionAttributeValues[":lo"] = &types.AttributeValueMemberS{Value: tableKeyPrefix + q.After + "\x01"}
+		// A cursor no table name can be (callers check tokens, this keeps
+		// the store safe without them) still reads from a key DynamoDB
+		// takes, and the loop drops what is not after it.
+		lo := runePrefix(tableKeyPrefix+q.After+"\x01", maxRangeKeyBytes)
+		if lo >= tableKeyEnd {
+			return store.TablePage{}, nil
+		}
+		in.ExpressionAttributeValues[":lo"] = &types.AttributeValueMemberS{Value: lo}
 	}
 	var page store.TablePage
 	deadline := time.Now().Add(s.opts.QueryTimeBudget)
@@ -119,7 +126,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 		}
 		for i, it := range out.Items {
 			lower := strings.TrimPrefix(stringAttr(it, catKey), tableKeyPrefix)
-			if stringAttr(it, catState) != stateActive {
+			if stringAttr(it, catState) != stateActive || q.After != "" && lower <= q.After {
 				continue
 			}
 			info, err := tableInfo(it)

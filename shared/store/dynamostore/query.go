@@ -3,7 +3,9 @@ package dynamostore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -41,6 +43,10 @@ func (s *Store) QueryEntities(ctx context.Context, account, table string, q stor
 		return &pager{s: s, phys: phys, q: q, top: top, deadline: time.Now().Add(s.opts.QueryTimeBudget)}
 	}
 	if pk, ok := q.Keys.PartitionKey.Exact(); ok {
+		if len(encodeKey(pk)) > maxHashKeyBytes {
+			// No stored entity has a key DynamoDB cannot index.
+			return store.Page{}, s.checkTable(ctx, phys)
+		}
 		read, empty := s.partitionReader(phys, pk, q)
 		if empty {
 			return store.Page{}, s.checkTable(ctx, phys)
@@ -63,7 +69,14 @@ func (s *Store) QueryEntities(ctx context.Context, account, table string, q stor
 	}
 	var start item
 	if q.After != nil {
-		start = keyItem(encodeKey(q.After.PartitionKey), encodeKey(q.After.RowKey)+afterKey)
+		pk := encodeKey(q.After.PartitionKey)
+		if len(pk) > maxHashKeyBytes {
+			// A scan resumes at a partition's place in DynamoDB's hash
+			// order, which only a key DynamoDB can hold has: this store
+			// never hands out such a cursor.
+			return store.Page{}, fmt.Errorf("dynamostore: continuation PartitionKey of %d bytes: %w", len(pk), store.ErrKeyTooLong)
+		}
+		start = keyItem(pk, lowerBound(encodeKey(q.After.RowKey), false))
 	}
 	return pg().run(ctx, s.scanReader(phys), start)
 }
@@ -98,20 +111,16 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 	}
 	x := newExpr()
 	cond := x.name("#pk", attrPartitionKey) + " = " + x.value(":pk", str(encodeKey(pk)))
-	// Stored bounds: an exclusive lower bound and an inclusive upper bound
-	// move past the key's overflow items (key+"\x02"); an exclusive upper
-	// bound reads the key itself, which Keys.Contains then drops.
+	// Stored bounds (see lowerBound and upperBound); what they let through
+	// beyond the exact range, Keys.Contains and the cursor check drop.
 	var lo, hi string
 	if lower != nil {
-		lo = encodeKey(lower.Value)
-		if !lower.Inclusive {
-			lo += afterKey
-		}
+		lo = lowerBound(encodeKey(lower.Value), lower.Inclusive)
 	}
 	if upper != nil {
-		hi = encodeKey(upper.Value)
-		if upper.Inclusive {
-			hi += afterKey
+		var ok bool
+		if hi, ok = upperBound(encodeKey(upper.Value), upper.Inclusive); !ok {
+			upper = nil
 		}
 	}
 	switch {
@@ -352,6 +361,12 @@ func (pg *pager) flush(ctx context.Context) (stopReason, error) {
 
 // consider examines one whole entity.
 func (pg *pager) consider(e *model.Entity, size int) stopReason {
+	if a := pg.q.After; a != nil && e.PartitionKey == a.PartitionKey && e.RowKey <= a.RowKey {
+		// Read again only because the cursor's RowKey was too long to
+		// start the read exactly at it (see lowerBound): it was on an
+		// earlier page, or never was.
+		return keepReading
+	}
 	pg.examined++
 	pg.pos = &store.Cursor{PartitionKey: e.PartitionKey, RowKey: e.RowKey}
 	if !pg.q.Keys.Contains(e.PartitionKey, e.RowKey) || pg.q.Match != nil && !pg.q.Match(e) {
@@ -375,4 +390,50 @@ func sumSizes(items []item) int {
 		n += itemSize(it)
 	}
 	return n
+}
+
+// lowerBound is the stored RowKey a read starts at (inclusive) to reach
+// every key at or after enc (inclusive) or strictly after it. Strictly
+// after a key means past its overflow items too (enc+"\x02"); a key too
+// long for an overflow item (enc+"\x01n" over DynamoDB's 1024 bytes) has
+// none, and then the bound is the key itself. A bound longer than any
+// stored key is cut to its longest prefix DynamoDB takes, which starts the
+// read early. Either way the read may start before the true bound, and
+// the caller drops what lies before it (Keys.Contains, the cursor check in
+// consider).
+func lowerBound(enc string, inclusive bool) string {
+	switch {
+	case len(enc) > maxRangeKeyBytes:
+		return runePrefix(enc, maxRangeKeyBytes)
+	case !inclusive && len(enc)+len(afterKey) <= maxRangeKeyBytes:
+		return enc + afterKey
+	}
+	return enc
+}
+
+// upperBound is the stored RowKey a read ends at (inclusive) to reach
+// every key at or before enc (inclusive) or strictly before it, including
+// enc's own overflow items when inclusive. ok is false when enc is longer
+// than any stored key can be: the read then has no upper bound, and the
+// caller drops what lies beyond.
+func upperBound(enc string, inclusive bool) (bound string, ok bool) {
+	switch {
+	case len(enc) > maxRangeKeyBytes:
+		return "", false
+	case inclusive && len(enc)+len(afterKey) <= maxRangeKeyBytes:
+		return enc + afterKey, true
+	}
+	return enc, true
+}
+
+// runePrefix is the longest prefix of s of at most n bytes that does not
+// cut a UTF-8 sequence: DynamoDB strings are UTF-8.
+func runePrefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

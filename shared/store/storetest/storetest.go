@@ -56,6 +56,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store, opts ...Option) 
 	t.Run("LargeEntity", s.testLargeEntity)
 	t.Run("Copies", s.testCopies)
 	t.Run("Query", s.testQuery)
+	t.Run("CursorLimits", s.testCursorLimits)
 	t.Run("Concurrency", s.testConcurrency)
 }
 
