@@ -35,6 +35,7 @@ type serveConfig struct {
 	dynamo      dynamoFlags
 	tls         tlsFlags
 	limits      serveLimits
+	oauth       oauthFlags
 }
 
 func runServe(args []string) error {
@@ -49,6 +50,7 @@ func runServe(args []string) error {
 	cfg.dynamo.register(fs)
 	cfg.limits.register(fs)
 	cfg.tls.register(fs)
+	cfg.oauth.register(fs)
 	if err := parseFlags(fs, args, os.Stdout); err != nil {
 		return err
 	}
@@ -100,10 +102,6 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 			st.Close()
 		}
 	}()
-	handler, err := newHandler(st, cfg)
-	if err != nil {
-		return err
-	}
 	scheme := "http"
 	var tlsConfig *tls.Config
 	if cfg.tls.enabled() {
@@ -111,6 +109,14 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 			return err
 		}
 		scheme = "https"
+	}
+	tokens, err := cfg.oauth.verifier(ctx, tlsConfig != nil, out)
+	if err != nil {
+		return err
+	}
+	handler, err := newHandler(st, cfg, tokens)
+	if err != nil {
+		return err
 	}
 	srv := &http.Server{
 		TLSConfig:         tlsConfig,
@@ -161,8 +167,8 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	return nil
 }
 
-func newHandler(st store.Store, cfg serveConfig) (http.Handler, error) {
-	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits()}
+func newHandler(st store.Store, cfg serveConfig, tokens auth.TokenVerifier) (http.Handler, error) {
+	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits(), Tokens: tokens}
 	if cfg.logRequests {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}

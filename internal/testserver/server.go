@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,45 @@ type config struct {
 	store                 store.Store
 	accounts              []auth.Account
 	now                   func() time.Time
+	logger                *slog.Logger
+	tls                   bool
+	tokens                auth.TokenVerifier
+	logRequests           bool
+}
+
+// WithLogger sends the handler's log to l instead of the test log (warnings
+// and errors only).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		c.logger = l
+		return nil
+	}
+}
+
+// WithTLS serves HTTPS (httptest's certificate, which the Server's clients
+// trust), as bearer tokens require.
+func WithTLS() Option {
+	return func(c *config) error {
+		c.tls = true
+		return nil
+	}
+}
+
+// WithTokens accepts bearer tokens checked by tv (shared/oauth).
+func WithTokens(tv auth.TokenVerifier) Option {
+	return func(c *config) error {
+		c.tokens = tv
+		return nil
+	}
+}
+
+// WithLogRequests makes the handler log one line per request (to the
+// WithLogger logger).
+func WithLogRequests() Option {
+	return func(c *config) error {
+		c.logRequests = true
+		return nil
+	}
 }
 
 // WithHashOrderedPartitions declares that the store returns a query that
@@ -116,18 +156,26 @@ func New(t testing.TB, opts ...Option) *Server {
 		})
 		cfg.store = st
 	}
-	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	accounts := append([]auth.Account{auth.DevStoreAccount()}, cfg.accounts...)
 
 	// The same wiring as tablebridge serve and the Lambda functions.
-	h, err := httpapi.NewHandler(cfg.store, accounts, httpapi.Options{Now: cfg.now, Logger: logger})
+	h, err := httpapi.NewHandler(cfg.store, accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
+		Tokens: cfg.tokens, LogRequests: cfg.logRequests})
 	if err != nil {
 		t.Fatalf("testserver: httpapi.NewHandler: %v", err)
 	}
 	// httptest.NewServer listens on 127.0.0.1 only. Close is registered
 	// after the store's Close, so it runs first: no request is in flight
 	// when the store closes.
-	hs := httptest.NewServer(h)
+	var hs *httptest.Server
+	if cfg.tls {
+		hs = httptest.NewTLSServer(h)
+	} else {
+		hs = httptest.NewServer(h)
+	}
 	t.Cleanup(hs.Close)
 	return &Server{URL: hs.URL, Store: cfg.store, accounts: accounts, now: cfg.now, http: hs,
 		hashOrderedPartitions: cfg.hashOrderedPartitions}
@@ -184,8 +232,9 @@ func (s *Server) connectionString(account string, keyIndex int) (string, error) 
 		if keyIndex < 0 || keyIndex >= len(a.Keys) {
 			return "", fmt.Errorf("testserver: account %q has no key %d", account, keyIndex)
 		}
-		return fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
-			a.Name, base64.StdEncoding.EncodeToString(a.Keys[keyIndex]), s.AccountURL(a.Name)), nil
+		scheme, _, _ := strings.Cut(s.URL, ":")
+		return fmt.Sprintf("DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
+			scheme, a.Name, base64.StdEncoding.EncodeToString(a.Keys[keyIndex]), s.AccountURL(a.Name)), nil
 	}
 	return "", fmt.Errorf("testserver: no account %q", account)
 }
@@ -196,7 +245,33 @@ func (s *Server) connectionString(account string, keyIndex int) (string, error) 
 // back-off on a 500 or 503.
 func (s *Server) ServiceClient(t testing.TB) *aztables.ServiceClient {
 	t.Helper()
-	return NewServiceClient(t, s.ConnectionString())
+	c, err := aztables.NewServiceClientFromConnectionString(s.ConnectionString(), s.clientOptions())
+	if err != nil {
+		t.Fatalf("testserver: aztables.NewServiceClientFromConnectionString: %v", err)
+	}
+	return c
+}
+
+// TokenServiceClient is an aztables client of account that authenticates
+// with cred ("Authorization: Bearer"), as an application using Microsoft
+// Entra ID builds it; the server must run WithTLS for the SDK to send the
+// token.
+func (s *Server) TokenServiceClient(t testing.TB, account string, cred azcore.TokenCredential) *aztables.ServiceClient {
+	t.Helper()
+	c, err := aztables.NewServiceClient(s.AccountURL(account), cred, s.clientOptions())
+	if err != nil {
+		t.Fatalf("testserver: aztables.NewServiceClient: %v", err)
+	}
+	return c
+}
+
+// HTTPClient is a client that trusts the server (its TLS certificate too).
+func (s *Server) HTTPClient() *http.Client { return s.http.Client() }
+
+// clientOptions turn retries off and trust the server's certificate.
+func (s *Server) clientOptions() *aztables.ClientOptions {
+	return &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
+		Retry: policy.RetryOptions{MaxRetries: -1}, Transport: s.http.Client()}}
 }
 
 // NewServiceClient builds an aztables client from any connection string,

@@ -167,6 +167,10 @@ type Error struct {
 	Detail string
 	// Err is an underlying cause, logged but never sent to the client.
 	Err error
+	// Challenge, when set, is sent as the WWW-Authenticate header: Azure
+	// answers a refused bearer token with "Bearer authorization_uri=...
+	// resource_id=...".
+	Challenge string
 }
 
 func (e *Error) Error() string {

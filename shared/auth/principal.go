@@ -16,6 +16,7 @@ const (
 	SchemeSharedKeyLite
 	SchemeAccountSAS
 	SchemeTableSAS
+	SchemeBearer // an OAuth 2.0 bearer token (Microsoft Entra ID or another OIDC issuer)
 )
 
 func (s Scheme) String() string {
@@ -28,6 +29,8 @@ func (s Scheme) String() string {
 		return "AccountSAS"
 	case SchemeTableSAS:
 		return "TableSAS"
+	case SchemeBearer:
+		return "Bearer"
 	}
 	return "Unknown"
 }
@@ -93,6 +96,8 @@ type Principal struct {
 	scheme  Scheme
 	// sas holds what a SAS token grants; nil for Shared Key.
 	sas *grant
+	// token holds what a bearer token grants; nil for the other schemes.
+	token *TokenGrant
 }
 
 // Account is the authenticated account's name.
@@ -100,6 +105,15 @@ func (p *Principal) Account() string { return p.account }
 
 // Scheme is how the principal authenticated.
 func (p *Principal) Scheme() Scheme { return p.scheme }
+
+// Name identifies a bearer token's subject for logs ("oid:...", "sub:...");
+// it is "" for Shared Key and SAS, whose holder is the account's key holder.
+func (p *Principal) Name() string {
+	if p.token == nil {
+		return ""
+	}
+	return p.token.Principal
+}
 
 // Authorize reports whether the principal may perform op on table (""
 // for service-level operations, Query Tables and Create Table). Shared Key
@@ -117,6 +131,8 @@ func (p *Principal) Authorize(op Operation, table string) error {
 		return p.sas.authorizeAccount(op)
 	case SchemeTableSAS:
 		return p.sas.authorizeTable(op, table)
+	case SchemeBearer:
+		return p.token.authorize(op, table)
 	}
 	return apierr.New(apierr.AuthorizationFailure)
 }

@@ -49,6 +49,10 @@ type Request struct {
 	HTTPS bool
 	// Now is the time to check dates against; zero means time.Now().
 	Now time.Time
+	// Endpoint is the account's endpoint as the client addressed it
+	// (scheme://host[/base path][/account]); a bearer token whose audience
+	// is the account's own endpoint is checked against it.
+	Endpoint string
 }
 
 // MaxClockSkew is how far a Shared Key request's date may be from the
@@ -61,6 +65,7 @@ const MaxClockSkew = 15 * time.Minute
 type Verifier struct {
 	accounts map[string]*accountEntry
 	policies PolicyLookup
+	tokens   TokenVerifier // nil: bearer tokens are refused
 }
 
 // accountEntry is an account prepared for verification: HMAC keys are built
@@ -77,7 +82,7 @@ type accountEntry struct {
 // valid name and one or two non-empty keys, and names must be unique.
 // policies may be nil, in which case no table SAS that names a stored access
 // policy is accepted.
-func NewVerifier(accounts []Account, policies PolicyLookup) (*Verifier, error) {
+func NewVerifier(accounts []Account, policies PolicyLookup, opts ...VerifierOption) (*Verifier, error) {
 	if len(accounts) == 0 {
 		return nil, fmt.Errorf("auth: no accounts configured")
 	}
@@ -103,6 +108,9 @@ func NewVerifier(accounts []Account, policies PolicyLookup) (*Verifier, error) {
 		e.sharedKeyLite = &Principal{account: a.Name, scheme: SchemeSharedKeyLite}
 		v.accounts[a.Name] = e
 	}
+	for _, o := range opts {
+		o(v)
+	}
 	return v, nil
 }
 
@@ -114,7 +122,8 @@ func (v *Verifier) HasAccount(name string) bool {
 }
 
 // Authenticate checks the request's credentials: the Authorization header
-// when present (Shared Key or Shared Key Lite), otherwise a SAS token in the
+// when present (Shared Key, Shared Key Lite, or a bearer token when the
+// verifier was built WithTokens), otherwise a SAS token in the
 // query. It returns the authenticated principal, or an *apierr.Error. An
 // unsigned request is refused with 403 AuthenticationFailed: the Table
 // service has no anonymous access.
@@ -130,12 +139,29 @@ func (v *Verifier) Authenticate(ctx context.Context, r Request) (*Principal, err
 		if len(auth) > 1 {
 			return nil, apierr.Newf(apierr.InvalidAuthenticationInfo, "More than one Authorization header was sent.")
 		}
+		if token, ok := cutBearer(auth[0]); ok {
+			return v.authenticateBearer(ctx, acct, &r, token)
+		}
 		return v.authenticateSharedKey(acct, &r, auth[0])
 	}
 	if _, ok := r.Query["sig"]; ok {
 		return v.authenticateSAS(ctx, acct, &r)
 	}
 	return nil, authFailed("The request carries neither an Authorization header nor a shared access signature.")
+}
+
+// cutBearer splits "Bearer <token>"; the scheme name is case-insensitive
+// (RFC 6750 section 2.1, RFC 9110 section 11.1).
+func cutBearer(h string) (string, bool) {
+	h = strings.TrimSpace(h)
+	if len(h) < len(schemeNameBearer) || !strings.EqualFold(h[:len(schemeNameBearer)], schemeNameBearer) {
+		return "", false
+	}
+	rest := h[len(schemeNameBearer):]
+	if rest != "" && rest[0] != ' ' {
+		return "", false
+	}
+	return rest, true
 }
 
 // authFailed is the 403 AuthenticationFailed answer with Azure's

@@ -32,6 +32,9 @@ type Options struct {
 	// TrustForwardedHeaders takes X-Forwarded-Proto and X-Forwarded-For from
 	// a proxy in front (API Gateway); off for the local server.
 	TrustForwardedHeaders bool
+	// Tokens, when set, accepts "Authorization: Bearer" tokens it verifies
+	// (shared/oauth) beside Shared Key and SAS; nil refuses them.
+	Tokens auth.TokenVerifier
 	// BatchBoundary returns the id used in $batch response boundaries; a
 	// fresh request id when nil. Tests inject it for byte-stable output.
 	BatchBoundary func() string
@@ -153,7 +156,7 @@ const statusClientClosedRequest = 499
 // logRequest writes the one line per request of LogRequests: latency in
 // milliseconds, and the Azure error code of every error answer.
 func (h *Handler) logRequest(c *call, start time.Time, status int, code apierr.Code) {
-	attrs := make([]slog.Attr, 0, 10)
+	attrs := make([]slog.Attr, 0, 12)
 	attrs = append(attrs,
 		slog.String("requestId", c.requestID),
 		slog.String("account", c.account),
@@ -161,6 +164,13 @@ func (h *Handler) logRequest(c *call, start time.Time, status int, code apierr.C
 		slog.String("table", c.res.table),
 		slog.String("method", c.r.Method),
 	)
+	// Who asked, never with what: the scheme, and a bearer token's subject.
+	if c.principal != nil {
+		attrs = append(attrs, slog.String("auth", c.principal.Scheme().String()))
+		if name := c.principal.Name(); name != "" {
+			attrs = append(attrs, slog.String("principal", name))
+		}
+	}
 	if clientCancelled(c.r) {
 		// What went to the closed connection (often a 500 from the store's
 		// context error) is no fault of the server.
@@ -254,6 +264,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 		ClientIP:   h.clientIP(c.r),
 		HTTPS:      scheme == "https",
 		Now:        c.now,
+		Endpoint:   base,
 	}
 	p, err := h.verifier.Authenticate(c.r.Context(), ar)
 	if err != nil && secondary && pathStyle {
@@ -271,6 +282,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.principal = p
 	if op.auth != 0 {
 		if err := p.Authorize(op.auth, res.table); err != nil {
 			return nil, err
@@ -283,7 +295,6 @@ func (h *Handler) serve(c *call) (*response, error) {
 		return nil, apierr.Newf(apierr.InsufficientAccountPermissions,
 			"Write operations are not allowed on the secondary location %s%s; write to the primary, %s.", account, secondarySuffix, account)
 	}
-	c.principal = p
 	c.scope = tables.Scope{Account: account}
 	if p.Scheme() == auth.SchemeTableSAS {
 		c.scope.EntityAllowed = p.AllowsEntity

@@ -19,10 +19,14 @@ func NewHandler(st store.Store, accounts []auth.Account, opts Options) (*Handler
 	if err != nil {
 		return nil, err
 	}
+	var vopts []auth.VerifierOption
+	if opts.Tokens != nil {
+		vopts = append(vopts, auth.WithTokens(opts.Tokens))
+	}
 	verifier, err := auth.NewVerifier(accounts, func(ctx context.Context, account, table string) ([]model.SignedIdentifier, error) {
 		info, err := st.GetTable(ctx, account, table)
 		return info.ACL, err
-	})
+	}, vopts...)
 	if err != nil {
 		return nil, err
 	}

@@ -94,6 +94,9 @@ func (h *Handler) writeError(c *call, err error) (int, apierr.Code) {
 	}
 	hd := h.commonHeaders(c)
 	hd["X-Ms-Error-Code"] = []string{string(ae.Code)}
+	if ae.Challenge != "" {
+		hd["Www-Authenticate"] = []string{ae.Challenge}
+	}
 	msg := ae.Text() + "\nRequestId:" + c.requestID + "\nTime:" + c.now.Format("2006-01-02T15:04:05.0000000Z")
 	var body []byte
 	if c.xml {

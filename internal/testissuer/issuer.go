@@ -1,0 +1,186 @@
+// Package testissuer is an OpenID Connect token issuer for tests, on a
+// loopback httptest.Server: a discovery document, a JWKS of keys the test
+// generates (RS256 and ES256), key rotation, and signed JWTs, plus an
+// azcore.TokenCredential that hands them to the official SDKs. Signing is
+// go-jose's; nothing here is hand-rolled crypto.
+package testissuer
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+// Key is a signing key with its key id.
+type Key struct {
+	ID   string
+	Alg  jose.SignatureAlgorithm
+	priv crypto.Signer
+}
+
+var keySeq atomic.Int64
+
+// NewKey generates a key for alg (jose.RS256 or jose.ES256).
+func NewKey(t testing.TB, alg jose.SignatureAlgorithm) *Key {
+	t.Helper()
+	var (
+		priv crypto.Signer
+		err  error
+	)
+	switch alg {
+	case jose.RS256:
+		priv, err = rsa.GenerateKey(rand.Reader, 2048)
+	case jose.ES256:
+		priv, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	default:
+		t.Fatalf("testissuer: unsupported algorithm %s", alg)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Key{ID: fmt.Sprintf("key-%s-%d", alg, keySeq.Add(1)), Alg: alg, priv: priv}
+}
+
+// Sign makes a compact JWS of claims with the key, its id in the header.
+func (k *Key) Sign(t testing.TB, claims map[string]any) string {
+	t.Helper()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Alg, Key: k.priv},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Issuer serves discovery and keys on loopback.
+type Issuer struct {
+	// URL is the issuer identifier (the iss of its tokens).
+	URL string
+
+	mu          sync.Mutex
+	keys        []*Key
+	jwksFetches atomic.Int64
+}
+
+// New starts an issuer publishing keys until the test ends.
+func New(t testing.TB, keys ...*Key) *Issuer {
+	t.Helper()
+	is := &Issuer{keys: keys}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"issuer":                                is.URL,
+			"authorization_endpoint":                is.URL + "/authorize",
+			"token_endpoint":                        is.URL + "/token",
+			"jwks_uri":                              is.URL + "/keys",
+			"response_types_supported":              []string{"code"},
+			"subject_types_supported":               []string{"public"},
+			"id_token_signing_alg_values_supported": []string{"RS256", "ES256"},
+		})
+	})
+	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, r *http.Request) {
+		is.jwksFetches.Add(1)
+		is.mu.Lock()
+		set := jose.JSONWebKeySet{}
+		for _, k := range is.keys {
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.priv.Public(), KeyID: k.ID, Algorithm: string(k.Alg), Use: "sig"})
+		}
+		is.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(set)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	is.URL = srv.URL
+	return is
+}
+
+// SetKeys replaces the published keys: a key rotation.
+func (is *Issuer) SetKeys(keys ...*Key) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.keys = keys
+}
+
+// JWKSFetches counts the requests for the key set so far.
+func (is *Issuer) JWKSFetches() int64 { return is.jwksFetches.Load() }
+
+// Claims are a token's claims.
+type Claims map[string]any
+
+// Token signs claims with k after filling what is missing: iss (this
+// issuer), aud (https://storage.azure.com), sub, iat, nbf (a minute ago)
+// and exp (in an hour). A claim set to nil is left out.
+func (is *Issuer) Token(t testing.TB, k *Key, c Claims) string {
+	return Token(t, k, is.URL, c)
+}
+
+// Token signs claims for issuer iss with the defaults Issuer.Token fills.
+func Token(t testing.TB, k *Key, iss string, c Claims) string {
+	t.Helper()
+	now := time.Now()
+	full := map[string]any{
+		"iss": iss, "aud": "https://storage.azure.com", "sub": "subject",
+		"iat": now.Unix(), "nbf": now.Add(-time.Minute).Unix(), "exp": now.Add(time.Hour).Unix(),
+	}
+	for name, v := range c {
+		if v == nil {
+			delete(full, name)
+			continue
+		}
+		full[name] = v
+	}
+	return k.Sign(t, full)
+}
+
+// Credential is an azcore.TokenCredential that returns Token's result; it
+// records the scopes the SDK asked for.
+type Credential struct {
+	Token func() string
+
+	mu     sync.Mutex
+	scopes []string
+}
+
+// GetToken implements azcore.TokenCredential.
+func (c *Credential) GetToken(_ context.Context, opts policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	c.mu.Lock()
+	c.scopes = append(c.scopes, opts.Scopes...)
+	c.mu.Unlock()
+	return azcore.AccessToken{Token: c.Token(), ExpiresOn: time.Now().Add(time.Hour)}, nil
+}
+
+// Scopes lists the scopes asked for so far.
+func (c *Credential) Scopes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.scopes...)
+}
