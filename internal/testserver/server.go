@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -264,9 +263,6 @@ func (s *Server) TokenServiceClient(t testing.TB, account string, cred azcore.To
 	}
 	return c
 }
-
-// HTTPClient is a client that trusts the server (its TLS certificate too).
-func (s *Server) HTTPClient() *http.Client { return s.http.Client() }
 
 // clientOptions turn retries off and trust the server's certificate.
 func (s *Server) clientOptions() *aztables.ClientOptions {
