@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 // node helpers over yaml.v3 nodes: CloudFormation's short tags (!Ref,
@@ -418,6 +419,14 @@ func TestTemplateResources(t *testing.T) {
 			env[k] = "tablebridge-"
 		case "!Ref CatalogTable":
 			env[k] = "tablebridge-catalog"
+		case "!Ref DynamoDBLayout":
+			// Every value the parameter allows configures a function.
+			for _, allowed := range get(tpl, "Parameters", "DynamoDBLayout", "AllowedValues").Content {
+				if _, ok := dynamostore.ParseLayout(allowed.Value); !ok {
+					t.Errorf("DynamoDBLayout allows %q, which the store does not know", allowed.Value)
+				}
+			}
+			env[k] = str(get(tpl, "Parameters", "DynamoDBLayout", "Default"))
 		case secretRef:
 			env[k] = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tablebridge/x-AbCdEf"
 		default:

@@ -17,12 +17,15 @@ type dynamoFlags struct {
 	endpoint string
 	region   string
 	prefix   string
+	layout   string
 }
 
 func (d *dynamoFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.endpoint, "dynamodb-endpoint", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: AWS)")
 	fs.StringVar(&d.region, "dynamodb-region", "", "AWS region (default: the AWS config chain, else us-east-1)")
 	fs.StringVar(&d.prefix, "table-prefix", "tablebridge-", "prefix of every DynamoDB table tablebridge creates")
+	fs.StringVar(&d.layout, "dynamodb-layout", string(dynamostore.LayoutOrdered),
+		"layout of new tables: ordered (an index answers queries across partitions in key order) or unordered (such queries Scan)")
 }
 
 func (d *dynamoFlags) describe() string {
@@ -30,17 +33,29 @@ func (d *dynamoFlags) describe() string {
 	if d.endpoint != "" {
 		where = d.endpoint
 	}
-	return fmt.Sprintf("%s, table prefix %q", where, d.prefix)
+	return fmt.Sprintf("%s, table prefix %q, %s layout", where, d.prefix, d.layout)
 }
 
 func (d *dynamoFlags) open(ctx context.Context) (store.Store, error) {
+	st, err := d.openDynamo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error) {
+	layout, ok := dynamostore.ParseLayout(d.layout)
+	if !ok {
+		return nil, fmt.Errorf("-dynamodb-layout %q: want ordered or unordered", d.layout)
+	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	client, err := dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: d.endpoint, Region: d.region})
 	if err != nil {
 		return nil, err
 	}
-	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: d.prefix})
+	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: d.prefix, Layout: layout})
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb store: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 // Environment variables a function reads at init. template.yaml sets them.
@@ -30,6 +31,9 @@ const (
 	// EnvDynamoDBEndpoint overrides the DynamoDB endpoint (DynamoDB Local);
 	// empty means AWS. It is the variable make test exports too.
 	EnvDynamoDBEndpoint = "TABLEBRIDGE_DYNAMODB_ENDPOINT"
+	// EnvDynamoDBLayout is ordered (the default) or unordered: whether new
+	// tables get the order index (dynamostore.Options.Layout).
+	EnvDynamoDBLayout = "TABLEBRIDGE_DYNAMODB_LAYOUT"
 	// EnvLogLevel is debug, info (the default), warn or error.
 	EnvLogLevel = "TABLEBRIDGE_LOG_LEVEL"
 	// envLambdaLogLevel is Lambda's own log level setting (advanced logging
@@ -45,6 +49,7 @@ type Config struct {
 	KeysSecret       string
 	UseEmulatorKey   bool
 	DynamoDBEndpoint string
+	DynamoDBLayout   dynamostore.Layout
 	LogLevel         slog.Level
 }
 
@@ -65,6 +70,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q: want true or false", EnvUseEmulatorKey, v))
 		}
 		c.UseEmulatorKey = b
+	}
+	if v := strings.TrimSpace(getenv(EnvDynamoDBLayout)); v != "" {
+		layout, ok := dynamostore.ParseLayout(v)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s=%q: want %s or %s", EnvDynamoDBLayout, v, dynamostore.LayoutOrdered, dynamostore.LayoutUnordered))
+		}
+		c.DynamoDBLayout = layout
 	}
 	if c.TablePrefix == "" {
 		errs = append(errs, fmt.Errorf("%s is not set", EnvTablePrefix))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -59,6 +60,11 @@ func TestLoadConfig(t *testing.T) {
 			[]string{"want true or false"}},
 		{"bad log level", with(map[string]string{lambdafn.EnvLogLevel: "chatty"}), lambdafn.Config{},
 			[]string{"want debug, info, warn or error"}},
+		{"unordered layout", with(map[string]string{lambdafn.EnvDynamoDBLayout: "unordered"}),
+			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
+				KeysSecret: deployed[lambdafn.EnvKeysSecret], DynamoDBLayout: dynamostore.LayoutUnordered, LogLevel: slog.LevelInfo}, nil},
+		{"bad layout", with(map[string]string{lambdafn.EnvDynamoDBLayout: "sorted"}), lambdafn.Config{},
+			[]string{"want ordered or unordered"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
+)
+
+// TestDynamoDBAddIndexCommand serves a table in the unordered layout, then
+// converts it with `tablebridge dynamodb add-index` and reads it in key
+// order.
+func TestDynamoDBAddIndexCommand(t *testing.T) {
+	endpoint := dynamolocal.Endpoint(t)
+	prefix := dynamolocal.UniqueName("addidx") + "-"
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
+		accounts: auth.AccountList{auth.DevStoreAccount()},
+		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix, layout: "unordered"}}
+	connStr, done := startServeConfig(t, ctx, cfg)
+	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateTable(ctx, "Events", nil); err != nil {
+		t.Fatal(err)
+	}
+	client := svc.NewClient("Events")
+	for i := range 30 {
+		body := fmt.Sprintf(`{"PartitionKey":"day%02d","RowKey":"e%d"}`, (i*7)%10, i)
+		if _, err := client.AddEntity(ctx, []byte(body), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	raw, err := dynamostore.NewClient(context.Background(), dynamostore.ClientOptions{Endpoint: endpoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc, err := raw.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(prefix + "devstoreaccount1.events")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(desc.Table.GlobalSecondaryIndexes) != 0 {
+		t.Fatalf("-dynamodb-layout unordered created indexes %+v (%v)", desc.Table.GlobalSecondaryIndexes, err)
+	}
+
+	args := []string{"add-index", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix}
+	// The unordered layout writes the index attributes too (old entities
+	// are backfilled: dynamostore's TestAddOrderIndexToOldTable), so the
+	// index can be added without rewriting anything.
+	for _, want := range []string{"30 items read, 0 entities backfilled, index added", "0 entities backfilled, index existed"} {
+		var stdout, stderr bytes.Buffer
+		if err := dynamodbCmd(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("add-index: %v\n%s", err, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "Events ("+prefix+"devstoreaccount1.events): ") || !strings.Contains(stdout.String(), want) {
+			t.Fatalf("add-index printed %q; want %q", stdout.String(), want)
+		}
+	}
+
+	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: "ordered"}).openDynamo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := st.QueryEntities(context.Background(), auth.DevStoreAccountName, "Events", store.Query{Top: 1000})
+	if err != nil || len(page.Entities) != 30 {
+		t.Fatalf("query: %d entities, %v", len(page.Entities), err)
+	}
+	for i := 1; i < len(page.Entities); i++ {
+		a, b := page.Entities[i-1], page.Entities[i]
+		if a.PartitionKey > b.PartitionKey || a.PartitionKey == b.PartitionKey && a.RowKey >= b.RowKey {
+			t.Fatalf("entity %d (%s, %s) follows (%s, %s)", i, b.PartitionKey, b.RowKey, a.PartitionKey, a.RowKey)
+		}
+	}
+
+	var stderr bytes.Buffer
+	if err := dynamodbCmd(context.Background(), []string{"drop-index"}, &bytes.Buffer{}, &stderr); err == nil || exitCode(err) != 2 {
+		t.Errorf("an unknown subcommand: %v", err)
+	}
+	if err := dynamodbCmd(context.Background(), []string{"add-index", "-dynamodb-layout", "sorted", "-dynamodb-endpoint", endpoint}, &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), "want ordered or unordered") {
+		t.Errorf("a bad layout: %v", err)
+	}
+}
