@@ -27,7 +27,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		copies copyFlags
 	)
 	dest.register(fs, "to", "destination: a tablebridge connection string or SAS URL (or -store)")
-	copies.register(fs, "tablebridge-import.checkpoint.json")
+	copies.register(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -75,12 +76,12 @@ type copyFlags struct {
 	progress      progressFlags
 }
 
-func (c *copyFlags) register(fs *flag.FlagSet, defaultCheckpoint string) {
+func (c *copyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tables, "tables", "", "comma-separated tables to copy (default: all)")
 	fs.Var(&c.renames, "rename", "rename a table as old:new; repeatable or comma-separated")
 	fs.StringVar(&c.keepTimestamp, "keep-timestamp", "", "store each entity's source Timestamp as an extra Edm.DateTime property with this name")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "read and count everything, write nothing")
-	fs.StringVar(&c.checkpoint, "checkpoint", defaultCheckpoint, "checkpoint file: resume from it if present, keep it current while running (\"\" for none)")
+	fs.StringVar(&c.checkpoint, "checkpoint", autoCheckpoint, "checkpoint file: resume from it if present, keep it current while running (\"\" for none; auto: a file per source and destination under $XDG_STATE_HOME/tablebridge, else ~/.local/state/tablebridge)")
 	fs.BoolVar(&c.restart, "restart", false, "ignore an existing checkpoint and start over")
 	fs.IntVar(&c.parallel, "parallel", 8, "scans running at once, across tables and PartitionKey ranges")
 	fs.IntVar(&c.writers, "writers", 16, "transactions in flight at once")
@@ -111,7 +112,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		ranges = fs.Int("ranges", 4, "PartitionKey ranges a large table is split into and read in parallel (1 for DynamoDB-backed or Cosmos DB sources)")
 	)
 	dest.register(fs, "to", "destination: a tablebridge connection string or SAS URL (or -store)")
-	copies.register(fs, "tablebridge-migrate.checkpoint.json")
+	copies.register(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -127,6 +128,9 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	src, err := migrate.OpenEndpoint(*from, migrate.EndpointOptions{})
 	if err != nil {
 		return usageError("migrate: -from: %v", err)
+	}
+	if err := src.Probe(ctx); err != nil {
+		return fmt.Errorf("migrate: -from: %w", err)
 	}
 	opts := copies.options()
 	opts.Source = src
@@ -145,15 +149,31 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // runCopy runs migrate.Migrate with a progress display and prints the
 // summary; migrate and import share it.
 func runCopy(ctx context.Context, cmd string, opts migrate.Options, copies copyFlags, stdout io.Writer) error {
-	progress := copies.progress.open(stdout)
-	opts.Progress = progress
+	if opts.Checkpoint == autoCheckpoint {
+		opts.Checkpoint = ""
+		if !opts.DryRun {
+			path, err := defaultCheckpoint(cmd, opts.Source.Describe(), opts.Dest.Describe())
+			if err != nil {
+				return fmt.Errorf("%s: %w", cmd, err)
+			}
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return fmt.Errorf("%s: checkpoint directory: %w", cmd, err)
+			}
+			opts.Checkpoint = path
+		}
+	}
 	if opts.Checkpoint != "" && !opts.DryRun {
 		fmt.Fprintf(stdout, "checkpoint: %s\n", opts.Checkpoint)
 	}
+	progress := copies.progress.open(stdout)
+	opts.Progress = progress
 	res, err := migrate.Migrate(ctx, opts)
 	progress.Close()
 	if res != nil {
 		printCopySummary(stdout, res, opts.DryRun)
+		if err == nil && allDone(res) {
+			fmt.Fprintf(stdout, "%s: already complete (checkpoint %s); -restart to copy again\n", cmd, opts.Checkpoint)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -166,6 +186,17 @@ func runCopy(ctx context.Context, cmd string, opts migrate.Options, copies copyF
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	return nil
+}
+
+// allDone reports whether the checkpoint said every table was complete: the
+// run copied nothing because an earlier one had copied everything.
+func allDone(res *migrate.Result) bool {
+	for _, t := range res.Tables {
+		if !t.AlreadyDone {
+			return false
+		}
+	}
+	return len(res.Tables) > 0
 }
 
 func printCopySummary(w io.Writer, res *migrate.Result, dryRun bool) {
@@ -241,6 +272,9 @@ func (d *destFlags) open(ctx context.Context) (storeOrEndpoint, func(), error) {
 		ep, err := migrate.OpenEndpoint(d.endpoint, migrate.EndpointOptions{})
 		if err != nil {
 			return nil, nil, usageError("-%s: %v", d.name, err)
+		}
+		if err := ep.Probe(ctx); err != nil {
+			return nil, nil, fmt.Errorf("%s: -%s: %w", d.cmd, d.name, err)
 		}
 		return ep, func() {}, nil
 	}

@@ -129,7 +129,15 @@ func TestServeRejectsBadFlags(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	// Migration checkpoints go to the state directory: a throwaway one,
+	// for the child processes too.
+	state, err := os.MkdirTemp("", "tablebridge-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := dynamolocal.Main(m)
+	os.RemoveAll(state)
 	removeBuiltBinary()
 	os.Exit(code)
 }

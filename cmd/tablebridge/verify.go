@@ -48,6 +48,9 @@ func verifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usageError("verify: -from: %v", err)
 	}
+	if err := src.Probe(ctx); err != nil {
+		return &exitError{2, fmt.Errorf("verify: -from: %w", err)}
+	}
 	dst, closeDest, err := dest.open(ctx)
 	if err != nil {
 		return asStatus2(err)

@@ -1,12 +1,14 @@
 package migrate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -156,6 +158,48 @@ func clientOptions(o EndpointOptions) *aztables.ClientOptions {
 		Transport:       transport,
 		PerCallPolicies: []policy.Policy{capturePolicy{}},
 	}}
+}
+
+// ProbeTimeout bounds Probe's connection attempt.
+const ProbeTimeout = 5 * time.Second
+
+// Probe opens a TCP connection to the endpoint's host, so that an endpoint
+// that is down or mistyped is reported at once ("cannot reach URL:
+// connection refused") instead of after the SDK's retries, which are meant
+// for transient failures in the middle of a run.
+func (e *Endpoint) Probe(ctx context.Context) error {
+	u, err := url.Parse(e.url)
+	if err != nil {
+		return err
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", host)
+	if err == nil {
+		return conn.Close()
+	}
+	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ctx.Err() // interrupted
+	}
+	reason := err.Error()
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		reason = "connection refused (is the server running, on this port?)"
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		reason = "no such host " + dnsErr.Name
+	case errors.Is(err, context.DeadlineExceeded):
+		reason = fmt.Sprintf("no answer within %s", ProbeTimeout)
+	}
+	return fmt.Errorf("cannot reach %s: %s", e.url, reason)
 }
 
 // Describe is the account URL without credentials.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/tablebridge/tablebridge/shared/model"
 )
@@ -203,7 +206,11 @@ type tablePlan struct{ source, dest string }
 func SelectTables(ctx context.Context, src Source, selected []string) ([]string, error) {
 	names, listErr := src.Tables(ctx)
 	if listErr != nil && len(selected) == 0 {
-		return nil, fmt.Errorf("%w (name the tables with -tables if the credentials cannot list them)", listErr)
+		var re *azcore.ResponseError
+		if errors.As(listErr, &re) && re.StatusCode == http.StatusForbidden {
+			return nil, fmt.Errorf("%w (name the tables with -tables if the credentials cannot list them)", listErr)
+		}
+		return nil, listErr
 	}
 	if listErr == nil && len(selected) > 0 {
 		byFold := make(map[string]string, len(names))

@@ -3,9 +3,12 @@ package migrate
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 )
 
 // listSource is a Source that only lists tables (or fails to).
@@ -22,7 +25,8 @@ func (listSource) SplitsRanges() bool { return false }
 func (listSource) Describe() string   { return "list source" }
 
 func TestSelectTables(t *testing.T) {
-	errList := errors.New("403 AuthorizationPermissionMismatch")
+	errList := &azcore.ResponseError{StatusCode: http.StatusForbidden, ErrorCode: "AuthorizationPermissionMismatch"}
+	errDown := errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
 	tests := []struct {
 		name     string
 		src      listSource
@@ -36,12 +40,13 @@ func TestSelectTables(t *testing.T) {
 		{"unknown table", listSource{names: []string{"Orders"}}, []string{"Nope"}, nil, `table "Nope" is not in list source`},
 		{"unlistable source takes the selection", listSource{err: errList}, []string{"orders", "Orders"}, []string{"orders"}, ""},
 		{"unlistable source without a selection", listSource{err: errList}, nil, nil, "name the tables with -tables"},
+		{"unreachable source: no hint at -tables", listSource{err: errDown}, nil, nil, "connection refused"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := SelectTables(context.Background(), tt.src, tt.selected)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || (tt.src.err == errDown && strings.Contains(err.Error(), "-tables")) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
 				}
 				return
