@@ -114,6 +114,27 @@ func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 		}
 	})
 
+	// The Python SDK sends Get Table Service Stats of a path-style endpoint
+	// to /<account>-secondary/<account>/, signed over the primary's path.
+	t.Run("PythonSDKForm", func(t *testing.T) {
+		for _, tc := range []struct{ path, query, want string }{
+			{"/", "restype=service&comp=stats", "<Status>live</Status>"},
+			{"/" + table + "()", "", `"RowKey":"r"`},
+		} {
+			req := srv.NewRequest(t, ctxFor(t), Request{Method: http.MethodGet, Path: tc.path, RawQuery: tc.query, Signing: SharedKey})
+			moveToSecondary(req, dev.Name)
+			resp := srv.Send(t, req)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(resp.Body), tc.want) {
+				t.Errorf("%s: %d %s", req.URL.Path, resp.StatusCode, truncate(resp.Body))
+			}
+		}
+		// A write in that form is still a write on the secondary.
+		req := srv.NewRequest(t, ctxFor(t), Request{Method: http.MethodDelete, Path: entityPath(table, "p", "r"),
+			Header: http.Header{"If-Match": {"*"}}, Signing: SharedKey})
+		moveToSecondary(req, dev.Name)
+		wantRawError(t, srv.Send(t, req), http.StatusForbidden, "InsufficientAccountPermissions")
+	})
+
 	t.Run("HostStyle", func(t *testing.T) {
 		for _, tc := range []struct {
 			host   string
@@ -166,4 +187,13 @@ func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 		_, err = client.AddEntity(ctxFor(t), []byte(`{"PartitionKey":"p","RowKey":"sas"}`), nil)
 		wantError(t, err, http.StatusForbidden, "InsufficientAccountPermissions")
 	})
+}
+
+// moveToSecondary does what the Python SDK does to a signed request for the
+// secondary location of a path-style endpoint: /<account>-secondary goes in
+// front of the path, after signing.
+func moveToSecondary(req *http.Request, account string) {
+	escaped := req.URL.EscapedPath()
+	req.URL.Path = "/" + account + "-secondary" + req.URL.Path
+	req.URL.RawPath = "/" + account + "-secondary" + escaped
 }

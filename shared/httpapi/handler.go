@@ -270,12 +270,18 @@ func (h *Handler) serve(c *call) (*response, error) {
 	if err != nil && secondary && pathStyle {
 		// Clients sign with the primary account's name and key ("Authorize
 		// with Shared Key": secondary access is authorized as the
-		// primary). The SDKs sign the path as sent (.../acct-secondary/...);
-		// a client that names the primary in its path is taken too.
+		// primary). The Go and JS SDKs sign the path as sent
+		// (/acct-secondary/...); the Python SDK signs the primary's path
+		// before it moves the request to the secondary (/acct/..., sent as
+		// /acct-secondary/acct/...); a client may also name the primary in
+		// place of the secondary.
 		if ep, ok := strings.CutPrefix(escaped, "/"+addressed); ok {
-			ar.SignedPath = stagePrefix + "/" + account + ep
-			if p2, err2 := h.verifier.Authenticate(c.r.Context(), ar); err2 == nil {
-				p, err = p2, nil
+			for _, alt := range []string{stagePrefix + "/" + account + ep, stagePrefix + ep} {
+				ar.SignedPath = alt
+				if p2, err2 := h.verifier.Authenticate(c.r.Context(), ar); err2 == nil {
+					p, err = p2, nil
+					break
+				}
 			}
 		}
 	}
@@ -334,6 +340,15 @@ func (h *Handler) splitAccount(host, p string) (account, addressed, rest string,
 	trimmed := strings.TrimPrefix(p, "/")
 	first, after, _ := strings.Cut(trimmed, "/")
 	if account, secondary, ok := h.resolveAccount(first); ok {
+		if secondary {
+			// The Python SDK (azure-data-tables) reaches the secondary of a
+			// path-style endpoint by putting /<account>-secondary in front
+			// of the primary's path: /acct-secondary/acct/?comp=stats. A
+			// nested path means nothing else, so the inner account goes.
+			if inner, innerRest, nested := strings.Cut(after, "/"); nested && strings.EqualFold(inner, account) {
+				after = innerRest
+			}
+		}
 		return account, first, "/" + after, true, secondary
 	}
 	hostname := host
