@@ -21,11 +21,14 @@ have_chromium() {
 	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1
 }
 
+# shellcheck source=../lib/apt.sh
+source "${root}/infra/lib/apt.sh"
+
 if ! have_chromium; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		echo "Installing chromium with apt-get"
-		DEBIAN_FRONTEND=noninteractive apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+		apt_get update -qq
+		apt_get install -y -qq --no-install-recommends chromium >/dev/null
 	else
 		echo "install.sh: warning: no Chromium found; install the chromium package (as root: apt-get install chromium) or set TABLEBRIDGE_CHROMIUM" >&2
 	fi
