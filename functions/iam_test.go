@@ -176,11 +176,13 @@ func (ip *inProcess) invoke(ctx context.Context, fn string, ev events.APIGateway
 	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	var decoded events.APIGatewayProxyRequest
-	if err := json.Unmarshal(b, &decoded); err != nil {
+	out, err := h.Invoke(ctx, b)
+	if err != nil {
 		return events.APIGatewayProxyResponse{}, err
 	}
-	return h.Invoke(ctx, decoded)
+	var resp events.APIGatewayProxyResponse
+	err = json.Unmarshal(out, &resp)
+	return resp, err
 }
 
 // TestLeastPrivilege runs the stored events and the SDK scenario with each

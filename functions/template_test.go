@@ -168,6 +168,13 @@ func TestTemplateFunctions(t *testing.T) {
 				t.Errorf("functions/%s/main.go does not run lambdafn.Main(%q)", f.Name, f.Name)
 			}
 
+			if f.CatchAll {
+				// The Function URL profile: every operation, authenticated
+				// by the function itself, deployed only in that profile.
+				if str(get(r, "Condition")) != "IsFunctionUrl" || str(get(r, "Properties", "FunctionUrlConfig", "AuthType")) != "NONE" {
+					t.Errorf("%s: want Condition IsFunctionUrl and a FunctionUrlConfig with AuthType NONE", f.LogicalID)
+				}
+			}
 			events := get(r, "Properties", "Events")
 			var routes []string
 			for _, name := range mappingKeys(events) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -36,6 +37,11 @@ type Spec struct {
 	// StartTimeout bounds the whole of Start, retries included; zero
 	// leaves only the caller's context.
 	StartTimeout time.Duration
+	// Env is the program's environment; nil inherits this process's.
+	Env []string
+	// Output, when set, also receives everything the program writes to
+	// stdout and stderr (Process keeps only the tail).
+	Output io.Writer
 }
 
 // portAttempts is how many free ports Start tries before giving up.
@@ -116,8 +122,13 @@ func launch(ctx context.Context, spec Spec, port int) (*Process, error) {
 	cmd := exec.Command(spec.Program, spec.Args(port)...)
 	cmd.Dir = work
 	out := &tailBuffer{max: outputTail}
-	cmd.Stdout = out
-	cmd.Stderr = out
+	cmd.Env = spec.Env
+	var w io.Writer = out
+	if spec.Output != nil {
+		w = io.MultiWriter(out, spec.Output)
+	}
+	cmd.Stdout = w
+	cmd.Stderr = w
 	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(work)

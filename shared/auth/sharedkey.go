@@ -45,6 +45,15 @@ func (v *Verifier) authenticateSharedKey(acct *accountEntry, r *Request, header 
 	buf := make([]byte, 0, 160+len(r.SignedPath))
 	buf = appendSharedKeyStringToSign(buf, scheme, r, date, acct.name, r.SignedPath, comp)
 	matched := matchAny(acct.keys, buf, &sig)
+	if !matched && r.PathDecoded {
+		for _, path := range decodedPathSpellings(r.SignedPath) {
+			buf = appendSharedKeyStringToSign(buf[:0], scheme, r, date, acct.name, path, comp)
+			if matched = matchAny(acct.keys, buf, &sig); matched {
+				break
+			}
+		}
+		buf = appendSharedKeyStringToSign(buf[:0], scheme, r, date, acct.name, r.SignedPath, comp)
+	}
 	if matched {
 		if scheme == SchemeSharedKey {
 			return acct.sharedKey, nil

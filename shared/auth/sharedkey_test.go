@@ -283,6 +283,48 @@ func TestSharedKeyPathSpellings(t *testing.T) {
 	}
 }
 
+// TestSharedKeyDecodedPath: behind a proxy that decodes the path (an API
+// Gateway HTTP API), the SDKs' spellings of the delivered path are
+// accepted, and only spellings that decode back to it: a signature never
+// authorizes another entity.
+func TestSharedKeyDecodedPath(t *testing.T) {
+	v := newVerifier(t, nil)
+	key := devKey(t)
+	tests := []struct {
+		name       string
+		signedURL  string // what the client signed (its EscapedPath)
+		decoded    string // what the proxy delivered
+		wantAccept bool
+	}{
+		{"Go spelling (PathEscape)", "http://h/devstoreaccount1/t(PartitionKey='O%27%27Brien',RowKey='a%20b')", "/devstoreaccount1/t(PartitionKey='O''Brien',RowKey='a b')", true},
+		{"RFC 3986 spelling (.NET, Python)", "http://h/devstoreaccount1/t(PartitionKey='a%2Cb%2B',RowKey='%E6%9D%B1')", "/devstoreaccount1/t(PartitionKey='a,b+',RowKey='東')", true},
+		{"JavaScript spelling (encodeURIComponent)", "http://h/devstoreaccount1/t(PartitionKey='O''Brien(1)',RowKey='100%25')", "/devstoreaccount1/t(PartitionKey='O''Brien(1)',RowKey='100%')", true},
+		{"the key 'x%20y' (sent as x%2520y)", "http://h/devstoreaccount1/t(PartitionKey='x%2520y',RowKey='r')", "/devstoreaccount1/t(PartitionKey='x%20y',RowKey='r')", true},
+		{"'x y' replayed on the delivered 'x%20y'", "http://h/devstoreaccount1/t(PartitionKey='x%20y',RowKey='r')", "/devstoreaccount1/t(PartitionKey='x%20y',RowKey='r')", false},
+		{"another key", "http://h/devstoreaccount1/t(PartitionKey='a%20b',RowKey='x')", "/devstoreaccount1/t(PartitionKey='a c',RowKey='x')", false},
+		{"plain path", "http://h/devstoreaccount1/Tables", "/devstoreaccount1/Tables", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := signedRequest(t, auth.SchemeSharedKeyLite, key, http.MethodGet, tc.signedURL, testNow.Format(http.TimeFormat))
+			r.SignedPath = (&url.URL{Path: tc.decoded}).EscapedPath()
+			r.PathDecoded = true
+			_, err := v.Authenticate(context.Background(), r)
+			if tc.wantAccept && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tc.wantAccept {
+				wantCode(t, err, apierr.AuthenticationFailed, http.StatusForbidden)
+			}
+			// Without the flag only the exact wire spelling counts.
+			r.PathDecoded = false
+			if _, err := v.Authenticate(context.Background(), r); err == nil && r.SignedPath != strings.TrimPrefix(tc.signedURL, "http://h") {
+				t.Fatal("a decoded spelling was accepted without PathDecoded")
+			}
+		})
+	}
+}
+
 func TestSharedKeyPrincipalIsShared(t *testing.T) {
 	v := newVerifier(t, nil)
 	r := signedRequest(t, auth.SchemeSharedKeyLite, devKey(t), http.MethodGet, "http://h/devstoreaccount1/Tables", testNow.Format(http.TimeFormat))

@@ -31,6 +31,12 @@ type Request struct {
 	// wire (still percent-encoded), including any API Gateway stage prefix
 	// or base path and the path-style account segment.
 	SignedPath string
+	// PathDecoded says a proxy decoded the path before it reached us (an
+	// API Gateway HTTP API does), so SignedPath is Go's escaping of the
+	// decoded path rather than the client's spelling. The verifier then
+	// also tries the SDKs' spellings, only those that decode back to the
+	// same path (decodedPathSpellings).
+	PathDecoded bool
 	// Query is the decoded query string.
 	Query url.Values
 	// Header holds the request headers as received.

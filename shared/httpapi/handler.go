@@ -88,6 +88,16 @@ func WithSignedPath(r *http.Request, escapedPath string) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), signedPathKey{}, escapedPath))
 }
 
+type decodedPathKey struct{}
+
+// WithDecodedPath marks a request whose path a proxy decoded before it
+// reached us (an API Gateway HTTP API): its signed path is Go's escaping of
+// the decoded path, and the verifier also tries the SDKs' spellings that
+// decode to the same path (auth.Request.PathDecoded).
+func WithDecodedPath(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), decodedPathKey{}, true))
+}
+
 // call is one request in flight.
 type call struct {
 	r         *http.Request
@@ -257,14 +267,16 @@ func (h *Handler) serve(c *call) (*response, error) {
 	ar := auth.Request{
 		Account:    account,
 		SignedPath: signed,
-		Query:      q,
-		Header:     c.r.Header,
-		Method:     c.r.Method,
-		Table:      res.table,
-		ClientIP:   h.clientIP(c.r),
-		HTTPS:      scheme == "https",
-		Now:        c.now,
-		Endpoint:   base,
+		// The flag is the only value stored under its key.
+		PathDecoded: c.r.Context().Value(decodedPathKey{}) != nil,
+		Query:       q,
+		Header:      c.r.Header,
+		Method:      c.r.Method,
+		Table:       res.table,
+		ClientIP:    h.clientIP(c.r),
+		HTTPS:       scheme == "https",
+		Now:         c.now,
+		Endpoint:    base,
 	}
 	p, err := h.verifier.Authenticate(c.r.Context(), ar)
 	if err != nil && secondary && pathStyle {

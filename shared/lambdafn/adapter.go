@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,14 +21,17 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// Handler is one Lambda function: API Gateway REST API events (Lambda proxy
-// integration, payload format 1.0) in, proxy responses out, served by the
+// Handler is one Lambda function: API Gateway and Function URL events
+// (payload format 1.0 or 2.0) in, responses of the same format out, served by the
 // REST API handler over a store that lets the function reach only its own
 // operations.
 type Handler struct {
 	fn   Function
 	http *httpapi.Handler
 	log  *slog.Logger
+	// basePath is a custom domain's base path mapping, which an HTTP API
+	// event does not carry but the client signed (see NewRequestV2).
+	basePath string
 }
 
 // NewHandler builds fn's handler over st for accounts. opts configure the
@@ -50,37 +54,84 @@ func NewHandler(fn Function, st store.Store, accounts []auth.Account, opts httpa
 	return &Handler{fn: fn, http: h, log: log}, nil
 }
 
-// Invoke serves one event. It never returns an error: an error would make
+// SetBasePath sets the custom domain's base path mapping ("tables"), which
+// an HTTP API event leaves out of rawPath but the client signed; empty when
+// the API has no custom domain or maps it at the root.
+func (h *Handler) SetBasePath(basePath string) { h.basePath = strings.Trim(basePath, "/") }
+
+// Invoke serves one event of either payload format, as the Lambda runtime
+// hands it over (lambda.Handler): a REST API event (payload format 1.0,
+// multiValueHeaders), an HTTP API event of format 1.0 or 2.0, or a Function
+// URL event (format 2.0). The answer is in the format of the event: 1.0
+// gets statusCode, multiValueHeaders and body; 2.0 gets statusCode,
+// headers (repeated values joined with commas), cookies and body. It
+// returns an error only when the answer cannot be encoded: an error makes
 // API Gateway answer 502 with a body no Azure SDK understands, so even an
 // event that cannot become a request gets an Azure-shaped 400.
-func (h *Handler) Invoke(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	ctx = withCapacityMeter(ctx)
-	r, err := NewRequest(ctx, ev)
+func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	ev, err := decodeEvent(payload)
 	if err != nil {
-		h.log.LogAttrs(ctx, slog.LevelWarn, "unusable API Gateway event",
-			slog.String("function", h.fn.Name), slog.String("path", ev.Path), slog.String("err", err.Error()))
-		// No request to serve: answer through the REST handler's error
-		// writer with a placeholder request, so the client still gets a
-		// code it knows.
-		placeholder, _ := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
-		return Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.http.ServeError(w, r, err) }), placeholder), nil
+		return json.Marshal(h.refuseV1(ctx, "", err))
 	}
-	return Serve(h.http, r), nil
+	if ev.v2 != nil {
+		return json.Marshal(h.ServeV2(ctx, *ev.v2))
+	}
+	return json.Marshal(h.serveV1(ctx, *ev.v1, ev.httpAPI))
 }
 
-// Serve runs r through handler and returns what API Gateway expects back:
-// the status, every header with all its values (multiValueHeaders, so a
-// value holding a comma stays one value), and the body, base64-encoded
-// (isBase64Encoded) unless it is valid UTF-8. The API's BinaryMediaTypes
-// are */*, so API Gateway decodes a base64 body back to the exact bytes.
+// ServeV1 serves a REST API event (payload format 1.0).
+func (h *Handler) ServeV1(ctx context.Context, ev events.APIGatewayProxyRequest) events.APIGatewayProxyResponse {
+	return h.serveV1(ctx, ev, false)
+}
+
+// serveV1 serves a payload format 1.0 event: a REST API's, or with
+// httpAPI an HTTP API's, whose path arrives decoded.
+func (h *Handler) serveV1(ctx context.Context, ev events.APIGatewayProxyRequest, httpAPI bool) events.APIGatewayProxyResponse {
+	ctx = withCapacityMeter(ctx)
+	r, err := newRequestV1(ctx, ev, httpAPI)
+	if err != nil {
+		return h.refuseV1(ctx, ev.Path, err)
+	}
+	return Serve(h.http, r)
+}
+
+// ServeV2 serves a payload format 2.0 event (HTTP API, Function URL).
+func (h *Handler) ServeV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest) V2Response {
+	ctx = withCapacityMeter(ctx)
+	r, err := NewRequestV2(ctx, ev, h.basePath)
+	if err != nil {
+		return toV2Response(h.refuseV1(ctx, ev.RawPath, err))
+	}
+	return toV2Response(Serve(h.http, r))
+}
+
+// refuseV1 answers an event that cannot become a request through the REST
+// handler's error writer, with a placeholder request, so the client still
+// gets a code it knows. The logger already names the function.
+func (h *Handler) refuseV1(ctx context.Context, path string, err error) events.APIGatewayProxyResponse {
+	h.log.LogAttrs(ctx, slog.LevelWarn, "unusable API Gateway event", slog.String("path", path), slog.String("err", err.Error()))
+	placeholder, _ := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	return Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.http.ServeError(w, r, err) }), placeholder)
+}
+
+// Serve runs r through handler and returns what API Gateway expects back
+// for payload format 1.0: the status, every header with all its values
+// (multiValueHeaders, so a value holding a comma stays one value; headers
+// is an empty map, never null), and the body, base64-encoded
+// (isBase64Encoded) unless it is valid UTF-8. The REST API's
+// BinaryMediaTypes are */*, so API Gateway decodes a base64 body back to
+// the exact bytes.
 func Serve(handler http.Handler, r *http.Request) events.APIGatewayProxyResponse {
 	w := core.NewProxyResponseWriter()
 	handler.ServeHTTP(w, r)
 	resp, err := w.GetProxyResponse()
 	if err != nil {
 		// The handler wrote nothing at all, which httpapi never does.
-		return events.APIGatewayProxyResponse{StatusCode: http.StatusInternalServerError,
+		resp = events.APIGatewayProxyResponse{StatusCode: http.StatusInternalServerError,
 			MultiValueHeaders: map[string][]string{"X-Ms-Error-Code": {string(apierr.InternalError)}}}
+	}
+	if resp.Headers == nil {
+		resp.Headers = map[string]string{}
 	}
 	return resp
 }
@@ -107,6 +158,12 @@ func Serve(handler http.Handler, r *http.Request) events.APIGatewayProxyResponse
 //     the only scheme an API Gateway endpoint serves.
 //   - A body with isBase64Encoded is decoded.
 func NewRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Request, error) {
+	return newRequestV1(ctx, ev, false)
+}
+
+// newRequestV1 is NewRequest for a REST API event, or with pathDecoded for
+// an HTTP API event of format 1.0, whose path arrives decoded.
+func newRequestV1(ctx context.Context, ev events.APIGatewayProxyRequest, pathDecoded bool) (*http.Request, error) {
 	method := strings.ToUpper(ev.HTTPMethod)
 	if method == "" {
 		return nil, apierr.Newf(apierr.InvalidInput, "The event has no httpMethod; it is not an API Gateway REST API proxy event.")
@@ -124,6 +181,15 @@ func NewRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Re
 		signed = routed
 	}
 	decoded, err := url.PathUnescape(routed)
+	if pathDecoded {
+		// An HTTP API event of format 1.0 delivers the path decoded: the
+		// client's spelling is lost, so the escaped form is Go's and the
+		// verifier also tries the SDKs' spellings (WithDecodedPath).
+		decoded, err = routed, nil
+		escaped := (&url.URL{Path: routed}).EscapedPath()
+		signed = strings.TrimSuffix(signed, routed) + escaped
+		routed = escaped
+	}
 	if err != nil {
 		return nil, apierr.Newf(apierr.InvalidURI, "The request path %q is not validly percent-encoded.", routed)
 	}
@@ -150,19 +216,6 @@ func NewRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Re
 			header.Add(k, v)
 		}
 	}
-	host := header.Get("Host")
-	header.Del("Host")
-	if host == "" {
-		host = ev.RequestContext.DomainName
-	}
-	if header.Get("X-Forwarded-Proto") == "" {
-		header.Set("X-Forwarded-Proto", "https")
-	}
-	sourceIP := ev.RequestContext.Identity.SourceIP
-	if sourceIP != "" {
-		header.Set("X-Forwarded-For", sourceIP)
-	}
-
 	var body []byte
 	if ev.IsBase64Encoded {
 		if body, err = base64.StdEncoding.DecodeString(ev.Body); err != nil {
@@ -171,34 +224,102 @@ func NewRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Re
 	} else {
 		body = []byte(ev.Body)
 	}
+	return assemble(ctx, wireRequest{
+		method: method, path: decoded, escapedPath: routed, signedPath: signed, rawQuery: rawQuery,
+		header: header, domainName: ev.RequestContext.DomainName, sourceIP: ev.RequestContext.Identity.SourceIP,
+		body: body, gatewayRequestID: ev.RequestContext.RequestID, pathDecoded: pathDecoded,
+	}), nil
+}
 
-	requestURI := signed
-	if rawQuery != "" {
-		requestURI += "?" + rawQuery
+// wireRequest is what an event of either format says about the request.
+type wireRequest struct {
+	method string
+	// path is decoded, escapedPath the same path percent-encoded: both
+	// below the stage or base path, as the handler routes on them.
+	path, escapedPath string
+	// signedPath is what the client signed, percent-encoded.
+	signedPath       string
+	rawQuery         string
+	header           http.Header
+	domainName       string
+	sourceIP         string
+	body             []byte
+	gatewayRequestID string
+	// pathDecoded says the event delivered the path decoded (HTTP API).
+	pathDecoded bool
+}
+
+// assemble builds the http.Request the handler serves. The Host header
+// wins over the event's domain name; X-Forwarded-For becomes the source IP
+// API Gateway saw, and X-Forwarded-Proto defaults to https.
+func assemble(ctx context.Context, w wireRequest) *http.Request {
+	header := w.header
+	host := header.Get("Host")
+	header.Del("Host")
+	if host == "" {
+		host = w.domainName
+	}
+	if header.Get("X-Forwarded-Proto") == "" {
+		header.Set("X-Forwarded-Proto", "https")
+	}
+	if w.sourceIP != "" {
+		header.Set("X-Forwarded-For", w.sourceIP)
+	}
+	requestURI := w.signedPath
+	if w.rawQuery != "" {
+		requestURI += "?" + w.rawQuery
+	}
+	rawPath := w.escapedPath
+	if rawPath == w.path {
+		rawPath = ""
 	}
 	r := &http.Request{
-		Method: method,
+		Method: w.method,
 		URL: &url.URL{
 			Scheme:   strings.ToLower(header.Get("X-Forwarded-Proto")),
 			Host:     host,
-			Path:     decoded,
-			RawPath:  routed,
-			RawQuery: rawQuery,
+			Path:     w.path,
+			RawPath:  rawPath,
+			RawQuery: w.rawQuery,
 		},
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        header,
 		Body:          http.NoBody,
-		ContentLength: int64(len(body)),
+		ContentLength: int64(len(w.body)),
 		Host:          host,
-		RemoteAddr:    sourceIP,
+		RemoteAddr:    w.sourceIP,
 		RequestURI:    requestURI,
 	}
-	if len(body) > 0 {
+	if body := w.body; len(body) > 0 {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	ctx = withGatewayContext(ctx, ev.RequestContext.RequestID)
-	return httpapi.WithSignedPath(r.WithContext(ctx), signed), nil
+	ctx = withGatewayContext(ctx, w.gatewayRequestID)
+	r = httpapi.WithSignedPath(r.WithContext(ctx), w.signedPath)
+	if w.pathDecoded {
+		r = httpapi.WithDecodedPath(r)
+	}
+	return r
 }
+
+// pathIsDecoded reports whether a path from an event cannot be the
+// percent-encoded wire path: a bare "%", a space, a control or non-ASCII
+// byte. HTTP APIs deliver paths decoded; REST APIs and Function URLs do not.
+func pathIsDecoded(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c <= ' ' || c >= 0x7f || c == '"':
+			return true
+		case c == '%':
+			if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

@@ -34,6 +34,10 @@ const (
 	// EnvDynamoDBLayout is ordered (the default) or unordered: whether new
 	// tables get the order index (dynamostore.Options.Layout).
 	EnvDynamoDBLayout = "TABLEBRIDGE_DYNAMODB_LAYOUT"
+	// EnvBasePath is the custom domain's base path mapping ("tables"),
+	// empty without a custom domain or with a root mapping. HTTP API events
+	// leave it out of rawPath, but the client signed it.
+	EnvBasePath = "TABLEBRIDGE_BASE_PATH"
 	// EnvLogLevel is debug, info (the default), warn or error.
 	EnvLogLevel = "TABLEBRIDGE_LOG_LEVEL"
 	// envLambdaLogLevel is Lambda's own log level setting (advanced logging
@@ -50,6 +54,7 @@ type Config struct {
 	UseEmulatorKey   bool
 	DynamoDBEndpoint string
 	DynamoDBLayout   dynamostore.Layout
+	BasePath         string
 	LogLevel         slog.Level
 }
 
@@ -62,6 +67,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		CatalogTable:     strings.TrimSpace(getenv(EnvCatalogTable)),
 		KeysSecret:       strings.TrimSpace(getenv(EnvKeysSecret)),
 		DynamoDBEndpoint: strings.TrimSpace(getenv(EnvDynamoDBEndpoint)),
+		BasePath:         strings.Trim(strings.TrimSpace(getenv(EnvBasePath)), "/"),
 	}
 	var errs []error
 	if v := strings.TrimSpace(getenv(EnvUseEmulatorKey)); v != "" {

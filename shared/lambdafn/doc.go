@@ -1,33 +1,39 @@
-// Package lambdafn runs the Table REST API as Lambda functions behind an API
-// Gateway REST API (Lambda proxy integration, payload format 1.0): the
-// functions of the deployment and their routes (Functions), the adapter
-// between API Gateway events and http.Request (NewRequest, Serve, on
-// aws-lambda-go and aws-lambda-go-api-proxy's response writer), the
-// configuration from the environment (LoadConfig), and Main, which every
-// functions/<name>/main.go calls.
+// Package lambdafn runs the Table REST API as Lambda functions behind API
+// Gateway (a REST API or an HTTP API) or a Lambda function URL: the
+// functions of the deployment and their routes (Functions, Profiles), the
+// adapter between events and http.Request (Handler.Invoke, NewRequest,
+// NewRequestV2, Serve), the configuration from the environment
+// (LoadConfig), and Main, which every functions/<name>/main.go calls.
 //
-// # Why payload format 1.0
+// # Payload formats
 //
-// The proxy library's payload-2.0 adapter splits every header value on
-// commas, which breaks "x-ms-date: Sun, 11 Oct 2009 21:49:42 GMT" and with
-// it every Shared Key signature. A REST API (AWS::Serverless::Api) sends
-// format 1.0, whose multiValueHeaders keep each value whole.
+// Handler.Invoke reads the raw event and answers in its format: a REST
+// API event (format 1.0, no version field) or an HTTP API event of
+// version "1.0" gets statusCode, multiValueHeaders and body; a version
+// "2.0" event (HTTP API, Function URL) gets statusCode, headers, cookies
+// and body. Request headers are rebuilt from the raw event, value by
+// value, never split on commas: aws-lambda-go-api-proxy's 2.0 adapter
+// splits every value on commas, which breaks "x-ms-date: Sun, 11 Oct 2009
+// 21:49:42 GMT" and with it every Shared Key signature.
 //
 // # Paths and signatures
 //
-// Shared Key signs the path the client sent, and on the execute-api domain
-// that path starts with the stage ("/Prod/acct/Tables"), which the event's
-// path leaves out; on a custom domain it starts with the base path, which
-// the event's path keeps. requestContext.path always holds what the client
-// sent. NewRequest routes on the part the resource template matched and
-// hands the handler the full path through httpapi.WithSignedPath; the
-// handler also puts the prefix into odata.metadata and Location URLs.
-// A REST API keeps both paths percent-encoded exactly as the client sent
-// them, and the signature is verified over that spelling only. An HTTP API
-// (payload 2.0) would deliver the path decoded, and a decoded path can
-// spell another entity's wire path (x%2520y, the path of the key 'x%20y',
-// decodes to x%20y, the path of 'x y'): one more reason the deployment is
-// a REST API.
+// Shared Key signs the path the client sent. On the execute-api domain
+// that path starts with the stage ("/Prod/acct/Tables"): a REST API's
+// event path leaves it out but requestContext.path keeps it; an HTTP API
+// keeps a named stage in rawPath. Behind a custom domain the client signed
+// the base path instead: a REST API's requestContext.path has it, an HTTP
+// API's rawPath does not, so it comes from TABLEBRIDGE_BASE_PATH. REST
+// APIs and Function URLs keep the path percent-encoded as sent, and the
+// signature is verified over that spelling only. HTTP APIs decode it,
+// losing the client's spelling of odd key characters: for those events
+// (httpapi.WithDecodedPath) the verifier tries the spellings the SDKs
+// produce, each of which decodes back to the delivered path, so a
+// signature still authorizes only the entity the path names (see
+// shared/auth, Request.PathDecoded). The handler
+// routes on the part below the stage or base path and gets the signed path
+// through httpapi.WithSignedPath; it also puts the prefix into
+// odata.metadata and Location URLs.
 //
 // # One function per operation
 //

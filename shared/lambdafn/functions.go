@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 )
 
 // API Gateway resources (route templates). Path parameters are whole
@@ -45,6 +46,10 @@ type Function struct {
 	// Store lists the store methods beyond the ones every function may
 	// call (baseStoreMethods).
 	Store []StoreMethod
+	// CatchAll marks the function that serves every operation: the whole
+	// API behind a Function URL, and the $default route of an HTTP API
+	// (requests no per-operation route matches).
+	CatchAll bool
 }
 
 // Operation names, as httpapi logs them.
@@ -153,6 +158,47 @@ var functions = []Function{
 		},
 		Operations: []string{OpPreflight},
 	},
+	{
+		// Every operation in one function: the Function URL profile, and
+		// the HTTP API's $default route (an HTTP API does not fold
+		// "/acct/" onto "/{account}" as a REST API does).
+		Name: "tableservice", LogicalID: "TableServiceFunction",
+		Operations: []string{OpQueryTables, OpCreateTable, OpDeleteTable, OpGetTable, OpQueryEntities, OpGetEntity,
+			OpInsertEntity, OpUpdateEntity, OpMergeEntity, OpInsertOrReplaceEntity, OpInsertOrMergeEntity, OpDeleteEntity,
+			OpBatch, OpGetTableACL, OpSetTableACL, OpGetServiceProperties, OpSetServiceProperties, OpGetServiceStats, OpPreflight},
+		Store: []StoreMethod{StoreCreateTable, StoreDeleteTable, StoreQueryTables, StoreSetTableACL, StoreGetEntity,
+			StoreQueryEntities, StoreWrite, StoreSetServiceProperties},
+		CatchAll: true,
+	},
+}
+
+// Profile is how clients reach the functions (template.yaml's Profile
+// parameter).
+type Profile string
+
+const (
+	// ProfileRESTAPI is an API Gateway REST API (payload format 1.0) with
+	// one route per operation group: API keys, usage plans, WAF.
+	ProfileRESTAPI Profile = "RestApi"
+	// ProfileHTTPAPI is an API Gateway HTTP API (payload format 2.0) with
+	// the same routes, and $default to the catch-all function.
+	ProfileHTTPAPI Profile = "HttpApi"
+	// ProfileFunctionURL is one Lambda function URL (payload format 2.0)
+	// on the catch-all function.
+	ProfileFunctionURL Profile = "FunctionUrl"
+)
+
+// Profiles lists every profile, the default first.
+func Profiles() []Profile { return []Profile{ProfileRESTAPI, ProfileHTTPAPI, ProfileFunctionURL} }
+
+// catchAll returns the function that serves every operation.
+func catchAll() Function {
+	for _, f := range Functions() {
+		if f.CatchAll {
+			return f
+		}
+	}
+	panic("lambdafn: no catch-all function") // functions always has one
 }
 
 // Functions returns every function of the deployment, in template order.
@@ -190,6 +236,29 @@ func (f Function) StoreMethods() []StoreMethod {
 		}
 	}
 	return out
+}
+
+// RouteForProfile returns the function that receives a request with
+// method and a path below the stage (or base path) in profile, and the
+// route key API Gateway names ("GET /{account}/{resource}", "$default",
+// or "" for a Function URL). ok is false when nothing receives it (a REST
+// API answers 403 Missing Authentication Token).
+func RouteForProfile(profile Profile, method, path string) (Function, string, map[string]string, bool) {
+	switch profile {
+	case ProfileFunctionURL:
+		return catchAll(), "", nil, true
+	case ProfileHTTPAPI:
+		// An HTTP API matches paths exactly: "/acct/" is not "/{account}".
+		if path != "/" && strings.HasSuffix(path, "/") {
+			return catchAll(), "$default", nil, true
+		}
+		if fn, route, params, ok := RouteFor(method, path); ok {
+			return fn, route.String(), params, true
+		}
+		return catchAll(), "$default", nil, true
+	}
+	fn, route, params, ok := RouteFor(method, path)
+	return fn, route.String(), params, ok
 }
 
 // RouteFor returns the function and route API Gateway picks for a request

@@ -112,25 +112,19 @@ func (fs *functions) invoke(t testing.TB, fn string, ev events.APIGatewayProxyRe
 	if h == nil {
 		t.Fatalf("no function %q", fn)
 	}
-	resp, err := h.Invoke(context.Background(), roundTrip(t, ev))
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.Invoke(context.Background(), payload)
 	if err != nil {
 		t.Fatalf("Invoke returned an error: %v", err)
 	}
+	var resp events.APIGatewayProxyResponse
+	if err := json.Unmarshal(out, &resp); err != nil {
+		t.Fatalf("not a format 1.0 response: %v: %s", err, out)
+	}
 	return toHTTPResponse(t, resp)
-}
-
-// roundTrip passes an event through JSON, as the Lambda runtime does.
-func roundTrip(t testing.TB, ev events.APIGatewayProxyRequest) events.APIGatewayProxyRequest {
-	t.Helper()
-	b, err := json.Marshal(ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out events.APIGatewayProxyRequest
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // toHTTPResponse is what API Gateway makes of a proxy response.

@@ -53,7 +53,7 @@ func Main(name string) error {
 	log.LogAttrs(context.Background(), slog.LevelInfo, "init",
 		slog.Float64("initMs", millis(time.Since(started))),
 		slog.Float64("storeMs", millis(times.store)), slog.Float64("keysMs", millis(times.keys)))
-	lambda.Start(h.Invoke)
+	lambda.Start(h)
 	return nil
 }
 
@@ -117,7 +117,11 @@ func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) 
 		return nil, times, err
 	}
 	h, err := NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true})
-	return h, times, err
+	if err != nil {
+		return nil, times, err
+	}
+	h.SetBasePath(cfg.BasePath)
+	return h, times, nil
 }
 
 // readAccount reads the account keys from Secrets Manager, with the
