@@ -99,3 +99,28 @@ func TestMakeNeedsSAM(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeInstall: make install puts the command in GOBIN, stamped with
+// the commit it was built from, and says when GOBIN is not on PATH.
+func TestMakeInstall(t *testing.T) {
+	gobin := t.TempDir()
+	cmd := makeCmd(t, "install")
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "installed "+filepath.Join(gobin, "tablebridge")) || !strings.Contains(string(out), gobin+" is not on your PATH") {
+		t.Errorf("make install said:\n%s", out)
+	}
+	version, err := exec.Command(filepath.Join(gobin, "tablebridge"), "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the Makefile stamps: git describe, the commit when no tag.
+	if described, err := exec.Command("git", "describe", "--tags", "--always", "--dirty").Output(); err == nil {
+		if want := "tablebridge " + strings.TrimSpace(string(described)) + " ("; !strings.HasPrefix(string(version), want) {
+			t.Errorf("version %q, want it to start with %q", version, want)
+		}
+	}
+}
