@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/tablebridge/tablebridge/shared/loadgen"
+	"github.com/tablebridge/tablebridge/internal/loadgen"
 )
 
 func init() {

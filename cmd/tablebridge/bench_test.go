@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablebridge/tablebridge/internal/loadgen"
 	"github.com/tablebridge/tablebridge/internal/testserver"
-	"github.com/tablebridge/tablebridge/shared/loadgen"
 )
 
 func TestParseBenchFlags(t *testing.T) {

@@ -11,14 +11,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tablebridge/tablebridge/shared/migrate"
+	"github.com/tablebridge/tablebridge/internal/migrate"
 )
 
 func init() {
 	register("export", "write tables to newline-delimited JSON files that keep every Edm type (optionally gzip)", bulkCommand(exportCmd))
 }
 
-// exportCmd writes one file per table (see shared/migrate's export format).
+// exportCmd writes one file per table (see internal/migrate's export format).
 // A file appears under its final name only once complete: it is written
 // to a temporary name and renamed.
 func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {

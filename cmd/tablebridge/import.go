@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tablebridge/tablebridge/shared/migrate"
+	"github.com/tablebridge/tablebridge/internal/migrate"
 )
 
 func init() {

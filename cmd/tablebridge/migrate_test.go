@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablebridge/tablebridge/internal/migrate"
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/edm"
-	"github.com/tablebridge/tablebridge/shared/migrate"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"

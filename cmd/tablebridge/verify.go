@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tablebridge/tablebridge/shared/migrate"
+	"github.com/tablebridge/tablebridge/internal/migrate"
 )
 
 func init() {

@@ -17,7 +17,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 )
 
-// benchEntity is the load benchmark's entity (shared/loadgen's template:
+// benchEntity is the load benchmark's entity (internal/loadgen's template:
 // about 400 bytes, every Edm type, properties in sorted order as aztables
 // sends them), with the keys left to fill in.
 const (

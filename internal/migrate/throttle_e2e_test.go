@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tablebridge/tablebridge/internal/migrate"
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/auth"
-	"github.com/tablebridge/tablebridge/shared/migrate"
 )
 
 // throttlingProxy sits in front of a server and throttles like Azure does

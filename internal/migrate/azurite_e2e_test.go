@@ -9,9 +9,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/internal/azurite"
+	"github.com/tablebridge/tablebridge/internal/migrate"
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/edm"
-	"github.com/tablebridge/tablebridge/shared/migrate"
 	"github.com/tablebridge/tablebridge/shared/model"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablebridge/tablebridge/internal/migrate"
 	"github.com/tablebridge/tablebridge/internal/testserver"
-	"github.com/tablebridge/tablebridge/shared/migrate"
 )
 
 var benchEntities = flag.Int("migrate.entities", 100000, "entities BenchmarkMigrate copies")
@@ -19,7 +19,7 @@ var benchEntities = flag.Int("migrate.entities", 100000, "entities BenchmarkMigr
 // and reports entities/s. It sets GOGC=400 as the tablebridge commands do.
 // Run it with
 //
-//	go test ./shared/migrate -run '^$' -bench Migrate -benchtime 1x
+//	go test ./internal/migrate -run '^$' -bench Migrate -benchtime 1x
 func BenchmarkMigrate(b *testing.B) {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
