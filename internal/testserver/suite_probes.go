@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
 // suiteProbes replays what an attacker of a public endpoint tried (issue
@@ -173,6 +175,55 @@ func suiteProbes(t *testing.T, newServer func(t *testing.T) *Server) {
 			}
 		}
 		unchanged(t, c, before)
+	})
+
+	t.Run("AccountNameInAnotherCase", func(t *testing.T) {
+		// Account names are lower-case on Azure and host names ignore
+		// case: any spelling addresses the one account, path-style and
+		// host-style alike, never a namespace of its own.
+		key := srv.Account(t, auth.DevStoreAccountName).Keys[0]
+		send := func(t *testing.T, req *http.Request) *Response {
+			t.Helper()
+			if err := auth.SignSharedKeyLite(req, auth.DevStoreAccountName, key); err != nil {
+				t.Fatal(err)
+			}
+			return srv.Send(t, req)
+		}
+		created := TableName(t, "upper")
+		req := srv.NewRequest(t, ctxFor(t), Request{Method: http.MethodPost, Path: "/Tables", Account: "DEVSTOREACCOUNT1", Signing: Unsigned,
+			Body: []byte(`{"TableName":"` + created + `"}`), Header: http.Header{"Prefer": {"return-no-content"}}})
+		if resp := send(t, req); resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("create table through /DEVSTOREACCOUNT1: %d %s", resp.StatusCode, truncate(resp.Body))
+		}
+		t.Cleanup(func() { _, _ = sc.DeleteTable(ctxFor(t), created, nil) })
+		if _, err := sc.NewClient(created).GetAccessPolicy(ctxFor(t), nil); err != nil {
+			t.Fatalf("the table created through /DEVSTOREACCOUNT1 is not in devstoreaccount1: %v", err)
+		}
+		c := newTable(t, sc, "lower")
+		table := TableName(t, "lower")
+		addEntity(t, c, `{"PartitionKey":"p","RowKey":"r"}`)
+		for _, tc := range []struct {
+			name, account, host string
+		}{
+			{"path-style", "DevStoreAccount1", ""},
+			{"host-style", "", "DevStoreAccount1.table.localhost"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				req := srv.NewRequest(t, ctxFor(t), Request{Method: http.MethodGet, Path: entityPath(table, "p", "r"), Account: tc.account, Signing: Unsigned})
+				if tc.host != "" {
+					req = srv.NewRequest(t, ctxFor(t), Request{Method: http.MethodGet, Signing: Unsigned})
+					u := *req.URL
+					u.Path = entityPath(table, "p", "r")
+					u.RawPath = ""
+					req.URL = &u
+					req.Host = tc.host
+				}
+				resp := send(t, req)
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("GET %s (Host %s): %d %s", req.URL.Path, req.Host, resp.StatusCode, truncate(resp.Body))
+				}
+			})
+		}
 	})
 }
 

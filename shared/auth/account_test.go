@@ -112,11 +112,12 @@ func TestNewVerifierRefusesBadAccounts(t *testing.T) {
 	}
 }
 
-func TestHasAccount(t *testing.T) {
+func TestAccountName(t *testing.T) {
 	v := newVerifier(t, nil)
-	for name, want := range map[string]bool{"devstoreaccount1": true, "DevStoreAccount1": true, "otheraccount": true, "Tables": false, "": false} {
-		if got := v.HasAccount(name); got != want {
-			t.Errorf("HasAccount(%q) = %v, want %v", name, got, want)
+	for name, want := range map[string]string{"devstoreaccount1": "devstoreaccount1", "DevStoreAccount1": "devstoreaccount1",
+		"DEVSTOREACCOUNT1": "devstoreaccount1", "otheraccount": "otheraccount", "Tables": "", "": ""} {
+		if got, ok := v.AccountName(name); got != want || ok != (want != "") {
+			t.Errorf("AccountName(%q) = %q, %v, want %q", name, got, ok, want)
 		}
 	}
 }

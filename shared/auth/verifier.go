@@ -120,11 +120,17 @@ func NewVerifier(accounts []Account, policies PolicyLookup, opts ...VerifierOpti
 	return v, nil
 }
 
-// HasAccount reports whether name is a configured account. The HTTP layer
-// can use it to tell a path-style account segment from a table name.
-func (v *Verifier) HasAccount(name string) bool {
-	_, ok := v.accounts[strings.ToLower(name)]
-	return ok
+// AccountName returns the configured account that name addresses, and
+// whether there is one. Account names are lower-case on Azure, and DNS,
+// which carries them in host-style URLs, ignores case: any spelling of a
+// configured name addresses that one account, by its configured name, on
+// every path (path-style, host-style, Lambda), so no request can open a
+// second namespace under another spelling.
+func (v *Verifier) AccountName(name string) (string, bool) {
+	if a, ok := v.accounts[strings.ToLower(name)]; ok {
+		return a.name, true
+	}
+	return "", false
 }
 
 // Authenticate checks the request's credentials: the Authorization header

@@ -383,15 +383,22 @@ const secondarySuffix = "-secondary"
 
 // resolveAccount maps an account segment or host label to a configured
 // account, and tells whether it names the account's secondary location.
+// It is the one place an account is resolved, for path-style, host-style
+// and Lambda requests alike. The account comes back as configured
+// (lower-case) whatever the case it was addressed in
+// (auth.Verifier.AccountName): /DEVSTOREACCOUNT1/Tables is the Tables of
+// devstoreaccount1, never a namespace of its own.
 func (h *Handler) resolveAccount(name string) (account string, secondary, ok bool) {
 	if name == "" {
 		return "", false, false
 	}
-	if h.verifier.HasAccount(name) {
-		return name, false, true
+	if account, ok := h.verifier.AccountName(name); ok {
+		return account, false, true
 	}
-	if n := len(name) - len(secondarySuffix); n > 0 && strings.EqualFold(name[n:], secondarySuffix) && h.verifier.HasAccount(name[:n]) {
-		return name[:n], true, true
+	if n := len(name) - len(secondarySuffix); n > 0 && strings.EqualFold(name[n:], secondarySuffix) {
+		if account, ok := h.verifier.AccountName(name[:n]); ok {
+			return account, true, true
+		}
 	}
 	return "", false, false
 }

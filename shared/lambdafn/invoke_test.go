@@ -235,3 +235,28 @@ func TestSignedPathReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestAccountNameCase: through API Gateway too, an account addressed in
+// another case is the configured account, not a namespace of its own.
+func TestAccountNameCase(t *testing.T) {
+	fs := newFunctions(t, openBolt(t))
+	hr, err := http.NewRequest(http.MethodPost, "https://"+apiHost+"/"+stage+"/DEVSTOREACCOUNT1/Tables",
+		strings.NewReader(`{"TableName":"upper"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Prefer", "return-no-content")
+	hr.Header.Set("x-ms-version", "2019-02-02")
+	hr.Header.Set("x-ms-date", time.Now().UTC().Format(http.TimeFormat))
+	if err := auth.SignSharedKeyLite(hr, devAccount, auth.DevStoreAccount().Keys[0]); err != nil {
+		t.Fatal(err)
+	}
+	if resp := fs.do(t, hr, stageOpts()); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("create table through /DEVSTOREACCOUNT1: %d %s", resp.StatusCode, readAll(t, resp))
+	}
+	resp := fs.do(t, newRequest(t, req{method: http.MethodGet, path: "/Tables('upper')"}), stageOpts())
+	if body := readAll(t, resp); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the table is not in devstoreaccount1: %d %s", resp.StatusCode, body)
+	}
+}
