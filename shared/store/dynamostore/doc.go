@@ -39,7 +39,7 @@
 // as "\x01", a control character Azure forbids in keys, which keeps the key
 // order. DynamoDB limits keys to 2048 (PartitionKey) and 1024 (RowKey) bytes
 // of UTF-8; Azure's 1 KiB-character keys can be longer, and those get
-// store.ErrKeyTooLong. System attributes ($n, $chunks, $gen) start with
+// store.ErrKeyTooLong. System attributes ($n, $chunks, $gen, $s, $o) start with
 // '$', which no C# identifier (Azure's rule for property names) can contain.
 //
 // An item holds 400 KB, an Azure entity 1 MiB. A larger entity is split, by
@@ -58,7 +58,8 @@
 //	delete                  1 DeleteItem
 //	Write of several ops    1 TransactWriteItems (DynamoDB's 100 actions and
 //	                        4 MB, like Azure's 100 operations and 4 MiB)
-//	QueryEntities           Query (PartitionKey equality) or Scan pages
+//	QueryEntities           Query (PartitionKey equality), a Query per order
+//	                        index shard (ordered layout), or Scan pages
 //
 // Overflow items are extra actions in a batch's transaction: a batch of
 // large entities that would pass DynamoDB's 100 actions or 4 MiB fails with
@@ -78,16 +79,90 @@
 //
 // # Queries
 //
-// A query with a PartitionKey equality is a DynamoDB Query with the RowKey
-// bounds in its key condition, in RowKey order. Any other query is a Scan:
-// DynamoDB orders partitions by the hash of the PartitionKey, not by its
-// value, so such results come partition by partition in no particular order
-// (each partition whole and in RowKey order). Cosmos DB's Table API behaves
-// the same way. The filter is evaluated exactly in Go; a page stops at Top
-// matches, at the end of the data, or when Options.QueryTimeBudget (5 s, as
-// Azure) or Options.QueryByteBudget runs out, and may then hold fewer
-// entities with a continuation. The continuation is the key of the last
-// entity examined.
+// A query with a PartitionKey equality is a DynamoDB Query of the table with
+// the RowKey bounds in its key condition, in RowKey order, strongly
+// consistent. Any other query reads the order index (next section) and comes
+// in (PartitionKey, RowKey) order, as on Azure; on a table without the index
+// it is a Scan, which walks partitions in DynamoDB's hash order (each
+// partition whole and in RowKey order, as Cosmos DB's Table API answers).
+// The filter is evaluated exactly in Go; a page stops at Top matches, at the
+// end of the data, or when Options.QueryTimeBudget (5 s, as Azure) or
+// Options.QueryByteBudget runs out, and may then hold fewer entities with a
+// continuation. The continuation is the key of the last entity examined, and
+// a page resumes strictly after it. store.Page.ItemsRead counts the items
+// DynamoDB read (ScannedCount) for the request log.
+//
+// # Ordered layout
+//
+// DynamoDB orders a table by the hash of its hash key, so in the ordered
+// layout (Options.Layout, the default) each table also has a global
+// secondary index, order-20, that holds the entities in key order:
+//
+//   - hash key $s (N), the shard: FNV-1a of the stored keys mod 20. The
+//     whole key, not the PartitionKey alone: a query across partitions
+//     reads every shard anyway, so keeping a partition in one shard would
+//     save no read, while spreading every partition over all shards keeps
+//     one busy partition (Azure's target: 2,000 entities/s) from passing
+//     the 1,000 WCU/s of a single index partition.
+//   - range key $o (B): stored PartitionKey, a zero byte, stored RowKey.
+//     Stored keys never hold a zero byte (Azure forbids control characters
+//     and the empty key is "\x01"), so byte order is key order, a
+//     PartitionKey that is a prefix of another included. Binary, because a
+//     truncated encoding (below) may end inside a UTF-8 sequence.
+//   - projection ALL: a filter on any property reads no table item.
+//
+// N = 20 comes from the index's per-partition limits, 1,000 WCU and 3,000
+// RCU per second. Every entity write is also an index write, so 20 evenly
+// loaded shards take 20,000 writes/s of entities up to 1 KB (Azure's
+// scalability target for a whole storage account) and 60,000 RCU of reads
+// before DynamoDB has to split a shard for heat. More shards would raise
+// that, but every query across partitions costs a Query per shard (at
+// least 0.5 RCU each, run concurrently for the first page); 20 keeps a
+// small page cheap.
+//
+// Reads (merge.go): each shard is queried with "$s = :shard AND $o BETWEEN
+// :lo AND :hi", the bounds taken from the PartitionKey range and the
+// cursor, reading ceil(wanted/20)+1 items at a time and only once its
+// previous items are merged; a k-way merge by key yields the page. A
+// PartitionKey range therefore reads its own entities plus at most a page
+// per shard, and a "PartitionKey gt" bound with $top reads about Top plus
+// two per shard, whatever the table holds. RowKey and property conditions
+// are applied to what the range reads.
+//
+// Long keys: a sort key holds 1,024 bytes, a PartitionKey up to 2,048 and a
+// RowKey 1,024. $o keeps the first 1,024 bytes of the encoding, which
+// preserves order weakly: only keys whose encodings share those bytes tie.
+// The reader holds back a shard's trailing group of tied items until it has
+// read past the group, then sorts it by the full keys, so the order stays
+// exact; such a group is read into memory whole, which only happens for
+// keys with a PartitionKey near a kilobyte.
+//
+// Writes: $s and $o are attributes of the main item, written by the same
+// PutItem, UpdateItem (a merge SETs them, so a merge-upsert creates an
+// indexed item) or TransactWriteItems as the entity, so the index never
+// disagrees with the table about which entities exist. Overflow items of
+// large entities never carry them and stay out of the index. They are
+// written in the unordered layout too (they add the keys' length and a few
+// bytes to an item), so a table gains the index without a rewrite.
+//
+// Consistency: a global secondary index is eventually consistent, and
+// DynamoDB offers no consistent read of one. A query across partitions
+// may miss an entity written just before it, still return one just deleted,
+// or return an entity's previous version, for as long as DynamoDB takes to
+// propagate the write to the index: normally a fraction of a second, longer
+// while the index is throttled. Point reads and PartitionKey-equality
+// queries stay strongly consistent.
+//
+// Cost: each entity write writes the index too (WCU by the item's size,
+// like the table write), and the index stores a copy of every entity, so
+// write capacity and storage about double.
+//
+// Older tables: a table without the index answers "does not have the
+// specified index" (or is still backfilling it); the query then Scans, and
+// the store Scans that table for a minute before trying the index again.
+// AddOrderIndex (`tablebridge dynamodb add-index`) writes $s and $o on
+// entities that lack them (written before they existed), adds the index and
+// waits until DynamoDB has built it.
 //
 // # Errors
 //
