@@ -80,21 +80,21 @@ func parseBenchFlags(args []string, output io.Writer) (loadgen.Config, bool, err
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *connStr != "" {
 		if set["endpoint"] || set["account"] || set["key"] {
-			return cfg, false, errors.New("bench: -connection-string and -endpoint/-account/-key are exclusive")
+			return cfg, false, usageError("bench: -connection-string and -endpoint/-account/-key are exclusive")
 		}
 		info, err := loadgen.ParseConnectionString(*connStr)
 		if err != nil {
-			return cfg, false, fmt.Errorf("bench: %w", err)
+			return cfg, false, usageError("bench: %w", err)
 		}
 		cfg.Endpoint, cfg.Account, cfg.Key = info.Endpoint, info.Account, info.Key
 	}
 	if *connStr != "" || set["endpoint"] || set["account"] || set["key"] {
 		if set["direct-dynamodb"] {
-			return cfg, false, errors.New("bench: -direct-dynamodb and -connection-string/-endpoint/-account/-key are exclusive")
+			return cfg, false, usageError("bench: -direct-dynamodb and -connection-string/-endpoint/-account/-key are exclusive")
 		}
 	}
 	if set["direct-dynamodb"] && strings.TrimSpace(cfg.DynamoDBEndpoint) == "" {
-		return cfg, false, errors.New("bench: -direct-dynamodb needs a URL")
+		return cfg, false, usageError("bench: -direct-dynamodb needs a URL")
 	}
 	if set["ops"] && !set["duration"] {
 		// -ops alone means exactly that many operations, however long.
@@ -102,7 +102,7 @@ func parseBenchFlags(args []string, output io.Writer) (loadgen.Config, bool, err
 	}
 	list, err := loadgen.ParsePhases(*phases)
 	if err != nil {
-		return cfg, false, fmt.Errorf("bench: %w", err)
+		return cfg, false, usageError("bench: %w", err)
 	}
 	cfg.Phases = list
 	cfg.Endpoint = strings.TrimSpace(cfg.Endpoint)

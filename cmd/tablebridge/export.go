@@ -32,6 +32,7 @@ func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		progress progressFlags
 	)
 	src.register(fs, "from", "source: a connection string or a SAS URL (or -store)")
+	src.readOnly = true
 	progress.register(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err

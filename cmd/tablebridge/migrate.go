@@ -229,6 +229,7 @@ func printCopySummary(w io.Writer, res *migrate.Result, dryRun bool) {
 // by connection string or SAS URL, or a store opened directly.
 type destFlags struct {
 	cmd       string // the subcommand, named in the data directory's pid file
+	readOnly  bool   // the command only reads: a data directory must exist
 	name      string // the endpoint flag: "to" or "from"
 	endpoint  string
 	storeKind string
@@ -285,7 +286,7 @@ func (d *destFlags) open(ctx context.Context) (storeOrEndpoint, func(), error) {
 	)
 	switch d.storeKind {
 	case "bolt":
-		ds, err := openDataDir(d.dataDir, d.cmd)
+		ds, err := openDataDir(d.dataDir, d.cmd, d.readOnly)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w (or give the server's endpoint with -%s)", err, d.name)
 		}

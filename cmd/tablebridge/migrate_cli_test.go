@@ -97,3 +97,37 @@ func TestMigrateCheckpointInStateDir(t *testing.T) {
 		t.Fatalf("another destination: exit %d, checkpoint %v (the first was %s)\n%s", code, m2, cp, out)
 	}
 }
+
+// TestReadersNeedData: export and verify read a data directory; one that
+// holds nothing is an error, and is not created.
+func TestReadersNeedData(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo")
+	live := testserver.New(t)
+	for _, args := range [][]string{
+		{"export", "-store", "bolt", "-data", missing, "-out", t.TempDir()},
+		{"verify", "-from", live.ConnectionString(), "-store", "bolt", "-data", missing},
+	} {
+		r := runCLI(t, t.TempDir(), append(args, "-progress", "none")...)
+		if r.code == 0 || !strings.Contains(r.stderr, "data directory "+missing+" holds no tablebridge data") {
+			t.Errorf("%s: exit %d, stderr %q", args[0], r.code, r.stderr)
+		}
+		if _, err := os.Stat(missing); !os.IsNotExist(err) {
+			t.Fatalf("%s created %s: %v", args[0], missing, err)
+		}
+	}
+}
+
+// TestServeOnADownDynamoDB: serve -store dynamodb with an endpoint nothing
+// listens on fails at once.
+func TestServeOnADownDynamoDB(t *testing.T) {
+	_, downURL := downEndpoint(t)
+	endpoint := strings.TrimSuffix(downURL, "/devstoreaccount1")
+	started := time.Now()
+	r := runCLI(t, t.TempDir(), "serve", "-listen", "127.0.0.1:0", "-store", "dynamodb", "-dynamodb-endpoint", endpoint)
+	if r.code != 1 || !strings.Contains(r.stderr, "-dynamodb-endpoint: cannot reach "+endpoint+": connection refused") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if took := time.Since(started); took > 10*time.Second {
+		t.Errorf("took %v", took)
+	}
+}

@@ -67,7 +67,7 @@ func runServe(args []string) error {
 func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error) {
 	switch cfg.storeKind {
 	case "bolt":
-		st, err := openDataDir(cfg.dataDir, "serve")
+		st, err := openDataDir(cfg.dataDir, "serve", false)
 		if err != nil {
 			return nil, "", err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tablebridge/tablebridge/shared/migrate"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
@@ -48,6 +49,13 @@ func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error
 	layout, ok := dynamostore.ParseLayout(d.layout)
 	if !ok {
 		return nil, fmt.Errorf("-dynamodb-layout %q: want ordered or unordered", d.layout)
+	}
+	if d.endpoint != "" {
+		// A DynamoDB Local that is not running fails now, not after the
+		// SDK's retries.
+		if err := migrate.ProbeURL(ctx, d.endpoint); err != nil {
+			return nil, fmt.Errorf("-dynamodb-endpoint: %w", err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

@@ -30,6 +30,7 @@ func verifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		progress      progressFlags
 	)
 	dest.register(fs, "to", "destination: a connection string or SAS URL (or -store)")
+	dest.readOnly = true
 	fs.Var(&renames, "rename", "the migration's renames, old:new; repeatable or comma-separated")
 	progress.register(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {

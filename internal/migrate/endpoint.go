@@ -167,8 +167,13 @@ const ProbeTimeout = 5 * time.Second
 // that is down or mistyped is reported at once ("cannot reach URL:
 // connection refused") instead of after the SDK's retries, which are meant
 // for transient failures in the middle of a run.
-func (e *Endpoint) Probe(ctx context.Context) error {
-	u, err := url.Parse(e.url)
+func (e *Endpoint) Probe(ctx context.Context) error { return ProbeURL(ctx, e.url) }
+
+// ProbeURL opens and closes a TCP connection to the host of rawURL (port 80
+// or 443 by its scheme when it names none), within ProbeTimeout. The error
+// says "cannot reach URL: why" in words a user can act on.
+func ProbeURL(ctx context.Context, rawURL string) error {
+	u, err := url.Parse(rawURL)
 	if err != nil {
 		return err
 	}
@@ -199,7 +204,7 @@ func (e *Endpoint) Probe(ctx context.Context) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		reason = fmt.Sprintf("no answer within %s", ProbeTimeout)
 	}
-	return fmt.Errorf("cannot reach %s: %s", e.url, reason)
+	return fmt.Errorf("cannot reach %s: %s", rawURL, reason)
 }
 
 // Describe is the account URL without credentials.
