@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tablebridge/tablebridge/shared/migrate"
+	"github.com/tablebridge/tablebridge/internal/migrate"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
