@@ -436,6 +436,8 @@ func TestTemplateResources(t *testing.T) {
 			env[k] = str(get(tpl, "Parameters", "DynamoDBLayout", "Default"))
 		case secretRef:
 			env[k] = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tablebridge/x-AbCdEf"
+		case "!Ref OAuthIssuers", "!Ref OAuthAudiences", "!Ref OAuthRoles":
+			env[k] = "" // bearer tokens off, the parameters' default
 		default:
 			if v.Tag != "!!str" && v.Tag != "" {
 				t.Errorf("%s = %s: unexpected intrinsic", k, tagged(v))

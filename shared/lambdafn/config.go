@@ -1,6 +1,7 @@
 package lambdafn
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
@@ -38,6 +40,17 @@ const (
 	// empty without a custom domain or with a root mapping. HTTP API events
 	// leave it out of rawPath, but the client signed it.
 	EnvBasePath = "TABLEBRIDGE_BASE_PATH"
+	// EnvOAuthIssuers lists, comma-separated, the OpenID issuers whose
+	// bearer tokens the deployment accepts (verified mode: signatures
+	// checked against each issuer's discovery document and JWKS). Empty:
+	// bearer tokens are refused.
+	EnvOAuthIssuers = "TABLEBRIDGE_OAUTH_ISSUERS"
+	// EnvOAuthAudiences lists, comma-separated, the token audiences
+	// accepted; empty accepts Azure Storage's (https://storage.azure.com).
+	EnvOAuthAudiences = "TABLEBRIDGE_OAUTH_AUDIENCES"
+	// EnvOAuthRoles holds role assignments as a JSON array (the "roles" of
+	// shared/oauth.Config); the keys secret's "oauthRoles" adds to them.
+	EnvOAuthRoles = "TABLEBRIDGE_OAUTH_ROLES"
 	// EnvLogLevel is debug, info (the default), warn or error.
 	EnvLogLevel = "TABLEBRIDGE_LOG_LEVEL"
 	// envLambdaLogLevel is Lambda's own log level setting (advanced logging
@@ -56,6 +69,9 @@ type Config struct {
 	DynamoDBLayout   dynamostore.Layout
 	BasePath         string
 	LogLevel         slog.Level
+	// OAuth configures bearer tokens; nil when EnvOAuthIssuers is empty.
+	// Its Roles are completed at init from the keys secret.
+	OAuth *oauth.Config
 }
 
 // LoadConfig reads the configuration through getenv (os.Getenv in a
@@ -107,6 +123,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if !validAccountName(c.AccountName) {
 		errs = append(errs, fmt.Errorf("%s=%q: an account name is 3 to 24 lower-case letters and digits", EnvAccountName, c.AccountName))
 	}
+	if oc, err := loadOAuthConfig(getenv); err != nil {
+		errs = append(errs, err)
+	} else {
+		c.OAuth = oc
+	}
 	level, err := parseLogLevel(getenv(EnvLogLevel), getenv(envLambdaLogLevel))
 	if err != nil {
 		errs = append(errs, err)
@@ -116,6 +137,43 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("lambdafn: configuration: %w", errors.Join(errs...))
 	}
 	return c, nil
+}
+
+// loadOAuthConfig reads the bearer token settings.
+func loadOAuthConfig(getenv func(string) string) (*oauth.Config, error) {
+	issuers := splitList(getenv(EnvOAuthIssuers))
+	audiences := splitList(getenv(EnvOAuthAudiences))
+	roles := strings.TrimSpace(getenv(EnvOAuthRoles))
+	if len(issuers) == 0 {
+		if len(audiences) > 0 || roles != "" {
+			return nil, fmt.Errorf("%s and %s need %s", EnvOAuthAudiences, EnvOAuthRoles, EnvOAuthIssuers)
+		}
+		return nil, nil
+	}
+	doc := map[string]any{"issuers": issuers, "audiences": audiences}
+	if roles != "" {
+		doc["roles"] = json.RawMessage(roles)
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvOAuthRoles, err)
+	}
+	c, err := oauth.ParseConfig(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s/%s/%s: %w", EnvOAuthIssuers, EnvOAuthAudiences, EnvOAuthRoles, err)
+	}
+	return c, nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // validAccountName is Azure's rule for storage account names.

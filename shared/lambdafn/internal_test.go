@@ -159,7 +159,7 @@ func TestFetchAccount(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			acc, err := fetchAccount(context.Background(), &tc.fake, "tablebridge/keys", "acct")
+			acc, _, err := fetchAccount(context.Background(), &tc.fake, "tablebridge/keys", "acct")
 			if tc.fake.id != "tablebridge/keys" {
 				t.Errorf("asked for secret %q", tc.fake.id)
 			}

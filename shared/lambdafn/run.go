@@ -19,6 +19,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
+	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
@@ -89,6 +90,7 @@ func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) 
 		st      *dynamostore.Store
 		stErr   error
 		account auth.Account
+		roles   []oauth.Assignment
 		keysErr error
 	)
 	// One AWS config for both clients: loading the chain is the CPU-heavy
@@ -109,14 +111,18 @@ func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) 
 	if cfg.UseEmulatorKey {
 		account = auth.DevStoreAccount()
 	} else {
-		account, keysErr = readAccount(ctx, awsCfg, cfg)
+		account, roles, keysErr = readAccount(ctx, awsCfg, cfg)
 	}
 	times.keys = time.Since(start)
 	wg.Wait()
 	if err := errors.Join(stErr, keysErr); err != nil {
 		return nil, times, err
 	}
-	h, err := NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true})
+	tokens, err := tokenVerifier(cfg.OAuth, roles)
+	if err != nil {
+		return nil, times, err
+	}
+	h, err := NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens})
 	if err != nil {
 		return nil, times, err
 	}
@@ -124,9 +130,31 @@ func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) 
 	return h, times, nil
 }
 
+// tokenVerifier builds the verified-mode bearer token verifier of the
+// configuration, with the role assignments of the environment and of the
+// keys secret; nil when no issuer is configured. The issuers are
+// discovered on the first token, not at init: init stays within Lambda's
+// budget, and a slow issuer delays only token requests. The verifier lives
+// as long as the execution environment, and with it the cached keys.
+func tokenVerifier(cfg *oauth.Config, secretRoles []oauth.Assignment) (auth.TokenVerifier, error) {
+	if cfg == nil {
+		if len(secretRoles) > 0 {
+			return nil, fmt.Errorf("lambdafn: the keys secret assigns oauthRoles but %s is not set", EnvOAuthIssuers)
+		}
+		return nil, nil
+	}
+	full := *cfg
+	full.Roles = append(append([]oauth.Assignment(nil), cfg.Roles...), secretRoles...)
+	v, err := oauth.NewVerified(&full, oauth.VerifiedOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("lambdafn: bearer tokens: %w", err)
+	}
+	return v, nil
+}
+
 // readAccount reads the account keys from Secrets Manager, with the
 // standard AWS configuration chain (the function's role in Lambda).
-func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Account, error) {
+func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Account, []oauth.Assignment, error) {
 	return fetchAccount(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.KeysSecret, cfg.AccountName)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/oauth"
 )
 
 // The account keys secret is JSON. CloudFormation generates it at deploy
@@ -30,11 +31,17 @@ import (
 //
 // key1 and key2 win over keys. A signature made with either key is
 // accepted, as Azure accepts its key1 and key2.
+//
+// It may also hold bearer token role assignments (the "roles" of
+// shared/oauth.Config), which add to TABLEBRIDGE_OAUTH_ROLES:
+//
+//	{..., "oauthRoles": [{"claim": "oid", "value": "<object id>", "role": "contributor", "account": "myaccount"}]}
 type keySecret struct {
-	AccountName string `json:"accountName"`
-	Keys        string `json:"keys"`
-	Key1        string `json:"key1"`
-	Key2        string `json:"key2"`
+	AccountName string             `json:"accountName"`
+	Keys        string             `json:"keys"`
+	Key1        string             `json:"key1"`
+	Key2        string             `json:"key2"`
+	OAuthRoles  []oauth.Assignment `json:"oauthRoles"`
 }
 
 // generatedKeysLen is the length of the generated "keys" string: two keys.
@@ -45,10 +52,21 @@ const minKeyBytes = 32
 
 // ParseKeySecret reads the keys secret of account.
 func ParseKeySecret(secret, account string) (auth.Account, error) {
+	acc, _, err := parseSecret(secret, account)
+	return acc, err
+}
+
+// parseSecret reads the keys secret: the account and any role assignments.
+func parseSecret(secret, account string) (auth.Account, []oauth.Assignment, error) {
 	var s keySecret
 	if err := json.Unmarshal([]byte(secret), &s); err != nil {
-		return auth.Account{}, fmt.Errorf("lambdafn: the account keys secret is not JSON: %w", err)
+		return auth.Account{}, nil, fmt.Errorf("lambdafn: the account keys secret is not JSON: %w", err)
 	}
+	acc, err := s.account(account)
+	return acc, s.OAuthRoles, err
+}
+
+func (s *keySecret) account(account string) (auth.Account, error) {
 	if s.AccountName != "" && s.AccountName != account {
 		return auth.Account{}, fmt.Errorf("lambdafn: the account keys secret is for account %q, not %q", s.AccountName, account)
 	}
@@ -86,18 +104,19 @@ type secretsAPI interface {
 	GetSecretValue(context.Context, *secretsmanager.GetSecretValueInput, ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
 }
 
-// fetchAccount reads the keys secret once, at init.
-func fetchAccount(ctx context.Context, client secretsAPI, secretID, account string) (auth.Account, error) {
+// fetchAccount reads the keys secret once, at init: the account and any
+// bearer token role assignments it holds.
+func fetchAccount(ctx context.Context, client secretsAPI, secretID, account string) (auth.Account, []oauth.Assignment, error) {
 	out, err := client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(secretID)})
 	if err != nil {
-		return auth.Account{}, fmt.Errorf("lambdafn: read the account keys secret %s: %w", secretID, err)
+		return auth.Account{}, nil, fmt.Errorf("lambdafn: read the account keys secret %s: %w", secretID, err)
 	}
 	if out.SecretString == nil {
-		return auth.Account{}, fmt.Errorf("lambdafn: the account keys secret %s holds binary data, not JSON", secretID)
+		return auth.Account{}, nil, fmt.Errorf("lambdafn: the account keys secret %s holds binary data, not JSON", secretID)
 	}
-	acc, err := ParseKeySecret(*out.SecretString, account)
+	acc, roles, err := parseSecret(*out.SecretString, account)
 	if err != nil {
-		return auth.Account{}, fmt.Errorf("%w (secret %s)", err, secretID)
+		return auth.Account{}, nil, fmt.Errorf("%w (secret %s)", err, secretID)
 	}
-	return acc, nil
+	return acc, roles, nil
 }
