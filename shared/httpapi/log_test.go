@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -141,5 +143,44 @@ func TestCancelledRequestIsNotAnInternalError(t *testing.T) {
 				t.Fatalf("line %v", line)
 			}
 		})
+	}
+}
+
+// TestRequestLogItemsRead: a query's line carries the items the store read
+// for it (store.Page.ItemsRead), so an operator sees what each query cost;
+// other operations' lines do not.
+func TestRequestLogItemsRead(t *testing.T) {
+	h, buf := loggedHandler(t, true)
+	key := auth.DevStoreAccount().Keys[0]
+	send := func(method, path, body string) {
+		t.Helper()
+		r := signedRequest(t, context.Background(), method, path, key)
+		if body != "" {
+			r.Body = io.NopCloser(strings.NewReader(body))
+			r.ContentLength = int64(len(body))
+			r.Header.Set("Content-Type", "application/json")
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+		}
+	}
+	send(http.MethodPost, "/Tables", `{"TableName":"logged"}`)
+	for _, pk := range []string{"a", "b", "c", "d"} {
+		send(http.MethodPost, "/logged", `{"PartitionKey":"`+pk+`","RowKey":"r"}`)
+	}
+	buf.Reset()
+	send(http.MethodGet, "/logged()?$filter="+url.QueryEscape("PartitionKey ge 'b' and PartitionKey lt 'd'"), "")
+	send(http.MethodGet, "/logged(PartitionKey='a',RowKey='r')", "")
+	lines := logLines(t, buf)
+	if len(lines) != 2 {
+		t.Fatalf("%d log lines, want 2: %s", len(lines), buf)
+	}
+	if lines[0]["operation"] != "QueryEntities" || lines[0]["itemsRead"] != float64(2) {
+		t.Errorf("query line %v: want itemsRead 2", lines[0])
+	}
+	if _, ok := lines[1]["itemsRead"]; ok {
+		t.Errorf("a point read's line carries itemsRead: %v", lines[1])
 	}
 }
