@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
@@ -310,40 +311,41 @@ func TestTemplateRoutesEveryOperation(t *testing.T) {
 		entity = acct + "/t(PartitionKey='a',RowKey='b')"
 	)
 	ops := []struct {
-		op, method, path string
+		op           operation.Operation
+		method, path string
 	}{
-		{lambdafn.OpQueryTables, http.MethodGet, acct + "/Tables"},
-		{lambdafn.OpCreateTable, http.MethodPost, acct + "/Tables"},
-		{lambdafn.OpGetTable, http.MethodGet, acct + "/Tables('t')"},
-		{lambdafn.OpDeleteTable, http.MethodDelete, acct + "/Tables('t')"},
-		{lambdafn.OpQueryEntities, http.MethodGet, acct + "/t()"},
-		{lambdafn.OpGetEntity, http.MethodGet, entity},
-		{lambdafn.OpInsertEntity, http.MethodPost, acct + "/t"},
-		{lambdafn.OpUpdateEntity, http.MethodPut, entity},
-		{lambdafn.OpInsertOrReplaceEntity, http.MethodPut, entity},
-		{lambdafn.OpMergeEntity, http.MethodPatch, entity},
-		{lambdafn.OpInsertOrMergeEntity, http.MethodPatch, entity},
-		{lambdafn.OpMergeEntity, http.MethodPost, entity}, // X-HTTP-Method: MERGE
-		{lambdafn.OpMergeEntity, "MERGE", entity},         // if API Gateway passes it to ANY
-		{lambdafn.OpDeleteEntity, http.MethodDelete, entity},
-		{lambdafn.OpDeleteEntity, http.MethodPost, entity}, // X-HTTP-Method: DELETE
-		{lambdafn.OpBatch, http.MethodPost, acct + "/$batch"},
-		{lambdafn.OpGetTableACL, http.MethodGet, acct + "/t"},
-		{lambdafn.OpGetTableACL, http.MethodHead, acct + "/t"},
-		{lambdafn.OpSetTableACL, http.MethodPut, acct + "/t"},
-		{lambdafn.OpGetServiceProperties, http.MethodGet, acct + "/"},
-		{lambdafn.OpSetServiceProperties, http.MethodPut, acct + "/"},
-		{lambdafn.OpGetServiceStats, http.MethodGet, acct + "/"},
-		{lambdafn.OpPreflight, http.MethodOptions, acct + "/"},
-		{lambdafn.OpPreflight, http.MethodOptions, acct + "/Tables"},
-		{lambdafn.OpPreflight, http.MethodOptions, acct + "/t()"},
+		{operation.QueryTables, http.MethodGet, acct + "/Tables"},
+		{operation.CreateTable, http.MethodPost, acct + "/Tables"},
+		{operation.GetTable, http.MethodGet, acct + "/Tables('t')"},
+		{operation.DeleteTable, http.MethodDelete, acct + "/Tables('t')"},
+		{operation.QueryEntities, http.MethodGet, acct + "/t()"},
+		{operation.GetEntity, http.MethodGet, entity},
+		{operation.InsertEntity, http.MethodPost, acct + "/t"},
+		{operation.UpdateEntity, http.MethodPut, entity},
+		{operation.InsertOrReplaceEntity, http.MethodPut, entity},
+		{operation.MergeEntity, http.MethodPatch, entity},
+		{operation.InsertOrMergeEntity, http.MethodPatch, entity},
+		{operation.MergeEntity, http.MethodPost, entity}, // X-HTTP-Method: MERGE
+		{operation.MergeEntity, "MERGE", entity},         // if API Gateway passes it to ANY
+		{operation.DeleteEntity, http.MethodDelete, entity},
+		{operation.DeleteEntity, http.MethodPost, entity}, // X-HTTP-Method: DELETE
+		{operation.EntityGroupTransaction, http.MethodPost, acct + "/$batch"},
+		{operation.GetTableACL, http.MethodGet, acct + "/t"},
+		{operation.GetTableACL, http.MethodHead, acct + "/t"},
+		{operation.SetTableACL, http.MethodPut, acct + "/t"},
+		{operation.GetServiceProperties, http.MethodGet, acct + "/"},
+		{operation.SetServiceProperties, http.MethodPut, acct + "/"},
+		{operation.GetServiceStats, http.MethodGet, acct + "/"},
+		{operation.Preflight, http.MethodOptions, acct + "/"},
+		{operation.Preflight, http.MethodOptions, acct + "/Tables"},
+		{operation.Preflight, http.MethodOptions, acct + "/t()"},
 	}
 	byID := map[string]lambdafn.Function{}
 	for _, f := range lambdafn.Functions() {
 		byID[f.LogicalID] = f
 	}
 	for _, tc := range ops {
-		t.Run(tc.op+" "+tc.method+" "+tc.path, func(t *testing.T) {
+		t.Run(tc.op.String()+" "+tc.method+" "+tc.path, func(t *testing.T) {
 			id := resolve(tc.method, tc.path)
 			if id == "" {
 				t.Fatal("no route")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 func TestDevStoreAccount(t *testing.T) {
@@ -127,7 +128,7 @@ func TestNames(t *testing.T) {
 		auth.SchemeSharedKey.String() != "SharedKey" || auth.SchemeAccountSAS.String() != "AccountSAS" || auth.Scheme(0).String() != "Unknown" {
 		t.Error("Scheme names")
 	}
-	if auth.InsertOrMergeEntity.String() != "InsertOrMergeEntity" || auth.Operation(0).String() != "Unknown" {
+	if operation.InsertOrMergeEntity.String() != "InsertOrMergeEntity" || operation.Operation(0).String() != "Unknown" {
 		t.Error("Operation names")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // Role is what a bearer token's principal may do in an account or a table:
@@ -13,11 +14,11 @@ import (
 // create and delete tables, and write and delete entities).
 type Role int
 
-// Roles, in increasing order of what they allow.
+// Roles, in increasing order of what they allow: operation.Role's values.
 const (
-	RoleNone Role = iota
-	RoleReader
-	RoleContributor
+	RoleNone        = Role(operation.RoleNone)
+	RoleReader      = Role(operation.RoleReader)
+	RoleContributor = Role(operation.RoleContributor)
 )
 
 func (r Role) String() string {
@@ -107,31 +108,17 @@ func (v *Verifier) authenticateBearer(ctx context.Context, acct *accountEntry, r
 	return &Principal{account: acct.name, scheme: SchemeBearer, token: g}, nil
 }
 
-// tokenNeeds is the role each operation needs. Operations absent from it
-// (the table ACL, the service properties and statistics) are not data
-// actions of the Table data roles: Azure's docs say only the account owner
-// may call them, so a token is refused whatever its role.
-var tokenNeeds = map[Operation]Role{
-	QueryTables:           RoleReader,
-	QueryEntities:         RoleReader,
-	GetEntity:             RoleReader,
-	CreateTable:           RoleContributor,
-	DeleteTable:           RoleContributor,
-	InsertEntity:          RoleContributor,
-	UpdateEntity:          RoleContributor,
-	MergeEntity:           RoleContributor,
-	InsertOrReplaceEntity: RoleContributor,
-	InsertOrMergeEntity:   RoleContributor,
-	DeleteEntity:          RoleContributor,
-}
-
 // authorizeToken refuses with 403 AuthorizationPermissionMismatch, what
 // Azure answers when the token's role assignments lack the data action.
 // Query Tables and Create Table (table "") need an account-wide role, as
 // in Azure, where a role assigned on one table does not reach the account.
+// Operations without a role (the table ACL, the service properties and
+// statistics) are not data actions of the Table data roles: Azure's docs
+// say only the account owner may call them, so a token is refused whatever
+// its role.
 func (g *TokenGrant) authorize(op Operation, table string) error {
-	need, ok := tokenNeeds[op]
-	if !ok {
+	need := Role(op.Info().Token)
+	if need == RoleNone {
 		return apierr.Newf(apierr.AuthorizationPermissionMismatch, "A bearer token cannot authorize %s; use Shared Key.", op)
 	}
 	role := g.Account

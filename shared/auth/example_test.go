@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // The HTTP layer authenticates once per request, then authorizes the
@@ -39,6 +40,6 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(p.Scheme(), p.Authorize(auth.GetEntity, "mytable"), p.AllowsEntity("a", "b"))
+	fmt.Println(p.Scheme(), p.Authorize(operation.GetEntity, "mytable"), p.AllowsEntity("a", "b"))
 	// Output: SharedKeyLite <nil> true
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // FuzzParseSAS feeds arbitrary query strings (with and without a valid
@@ -62,7 +63,7 @@ func FuzzParseSAS(f *testing.F) {
 			return
 		}
 		// Whatever was accepted must answer every question without panicking.
-		for op := auth.QueryTables; op <= auth.GetServiceStats; op++ {
+		for op := operation.QueryTables; op <= operation.GetServiceStats; op++ {
 			if err := p.Authorize(op, "mytable"); err != nil {
 				if aerr, ok := apierr.As(err); !ok || aerr.HTTPStatus() != http.StatusForbidden {
 					t.Fatalf("Authorize(%v) = %v", op, err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // Scheme is how a request was authenticated.
@@ -35,58 +36,9 @@ func (s Scheme) String() string {
 	return "Unknown"
 }
 
-// Operation is a Table service REST operation, as far as authorization
-// tells them apart.
-type Operation int
-
-// Operations. Update Entity without If-Match is Insert Or Replace Entity,
-// and Merge Entity without If-Match is Insert Or Merge Entity: the caller
-// passes the operation the service will actually perform, because the
-// upserts need both add and update permission.
-const (
-	QueryTables Operation = iota + 1
-	CreateTable
-	DeleteTable
-	QueryEntities // Query Entities, $filter queries and paging
-	GetEntity     // a point query, t(PartitionKey='a',RowKey='b')
-	InsertEntity
-	UpdateEntity
-	MergeEntity
-	InsertOrReplaceEntity
-	InsertOrMergeEntity
-	DeleteEntity
-	GetTableACL
-	SetTableACL
-	GetServiceProperties
-	SetServiceProperties
-	GetServiceStats
-)
-
-var operationNames = map[Operation]string{
-	QueryTables:           "QueryTables",
-	CreateTable:           "CreateTable",
-	DeleteTable:           "DeleteTable",
-	QueryEntities:         "QueryEntities",
-	GetEntity:             "GetEntity",
-	InsertEntity:          "InsertEntity",
-	UpdateEntity:          "UpdateEntity",
-	MergeEntity:           "MergeEntity",
-	InsertOrReplaceEntity: "InsertOrReplaceEntity",
-	InsertOrMergeEntity:   "InsertOrMergeEntity",
-	DeleteEntity:          "DeleteEntity",
-	GetTableACL:           "GetTableACL",
-	SetTableACL:           "SetTableACL",
-	GetServiceProperties:  "GetServiceProperties",
-	SetServiceProperties:  "SetServiceProperties",
-	GetServiceStats:       "GetServiceStats",
-}
-
-func (o Operation) String() string {
-	if n, ok := operationNames[o]; ok {
-		return n
-	}
-	return "Unknown"
-}
+// Operation is a Table service REST operation; shared/operation is the
+// table of them and of the permissions each needs.
+type Operation = operation.Operation
 
 // Principal is an authenticated caller: an account key holder (Shared Key)
 // or the bearer of a SAS token. Shared Key principals are shared between
@@ -191,48 +143,38 @@ const (
 	resObject                         // o: entities
 )
 
-// rule says what an operation needs from an account SAS: one of the
-// resource types, and for each group at least one of its permissions.
+// rule says what an operation needs from a SAS: one of the resource types
+// (account SAS only), and for each group at least one of its permissions.
 type rule struct {
 	resources resource
 	needs     []perm
 }
 
-// accountRules is the "Table service" table of "Create an account SAS"
-// (Account SAS permissions by operation). Query Tables is listed there
-// under Container (c) while the srt description lists "List ... Tables"
-// under Service (s); either is accepted. The ACL operations are absent from
-// the table: only the account owner may call them.
-var accountRules = map[Operation]rule{
-	GetServiceProperties:  {resService, []perm{permRead}},
-	SetServiceProperties:  {resService, []perm{permWrite}},
-	GetServiceStats:       {resService, []perm{permRead}},
-	QueryTables:           {resService | resContainer, []perm{permList}},
-	CreateTable:           {resContainer, []perm{permCreate | permWrite}},
-	DeleteTable:           {resContainer, []perm{permDelete}},
-	QueryEntities:         {resObject, []perm{permRead}},
-	GetEntity:             {resObject, []perm{permRead}},
-	InsertEntity:          {resObject, []perm{permAdd}},
-	InsertOrMergeEntity:   {resObject, []perm{permAdd, permUpdate}},
-	InsertOrReplaceEntity: {resObject, []perm{permAdd, permUpdate}},
-	UpdateEntity:          {resObject, []perm{permUpdate}},
-	MergeEntity:           {resObject, []perm{permUpdate}},
-	DeleteEntity:          {resObject, []perm{permDelete}},
-}
-
-// tableRules is the "Permissions for a table" table of "Create a service
-// SAS": r query, a add, u update, d delete; "Add and Update permissions are
-// required for upsert operations". A service SAS cannot create, delete or
-// list tables, nor reach service-level operations.
-var tableRules = map[Operation][]perm{
-	QueryEntities:         {permRead},
-	GetEntity:             {permRead},
-	InsertEntity:          {permAdd},
-	InsertOrMergeEntity:   {permAdd, permUpdate},
-	InsertOrReplaceEntity: {permAdd, permUpdate},
-	UpdateEntity:          {permUpdate},
-	MergeEntity:           {permUpdate},
-	DeleteEntity:          {permDelete},
+// sasRule is the rule of an operation.SAS (nil: no SAS of that kind may
+// call the operation).
+func sasRule(s *operation.SAS) (rule, bool) {
+	if s == nil {
+		return rule{}, false
+	}
+	r := rule{}
+	for i := 0; i < len(s.Resources); i++ {
+		switch s.Resources[i] {
+		case 's':
+			r.resources |= resService
+		case 'c':
+			r.resources |= resContainer
+		case 'o':
+			r.resources |= resObject
+		}
+	}
+	for _, group := range s.Permissions {
+		var p perm
+		for i := 0; i < len(group); i++ {
+			p |= permOf(group[i])
+		}
+		r.needs = append(r.needs, p)
+	}
+	return r, true
 }
 
 // grant is what a verified SAS allows.
@@ -253,7 +195,7 @@ func (g *grant) hasAll(needs []perm) bool {
 }
 
 func (g *grant) authorizeAccount(op Operation) error {
-	r, ok := accountRules[op]
+	r, ok := sasRule(op.Info().AccountSAS)
 	if !ok {
 		return apierr.Newf(apierr.AuthorizationFailure, "An account SAS cannot authorize %s.", op)
 	}
@@ -267,7 +209,7 @@ func (g *grant) authorizeAccount(op Operation) error {
 }
 
 func (g *grant) authorizeTable(op Operation, table string) error {
-	needs, ok := tableRules[op]
+	r, ok := sasRule(op.Info().TableSAS)
 	if !ok {
 		return apierr.Newf(apierr.AuthorizationFailure, "A table SAS cannot authorize %s.", op)
 	}
@@ -276,7 +218,7 @@ func (g *grant) authorizeTable(op Operation, table string) error {
 	if !strings.EqualFold(table, g.table) {
 		return apierr.Newf(apierr.AuthorizationFailure, "The SAS is for table %q, not %q.", g.table, table)
 	}
-	if !g.hasAll(needs) {
+	if !g.hasAll(r.needs) {
 		return apierr.New(apierr.AuthorizationPermissionMismatch)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 func TestTableSASKeyRanges(t *testing.T) {
@@ -157,10 +158,10 @@ func TestStoredAccessPolicies(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Authenticate: %v", err)
 			}
-			if got := p.Authorize(auth.QueryEntities, "mytable") == nil; got != tc.read {
+			if got := p.Authorize(operation.QueryEntities, "mytable") == nil; got != tc.read {
 				t.Errorf("read allowed = %v, want %v", got, tc.read)
 			}
-			if got := p.Authorize(auth.InsertEntity, "mytable") == nil; got != tc.add {
+			if got := p.Authorize(operation.InsertEntity, "mytable") == nil; got != tc.add {
 				t.Errorf("add allowed = %v, want %v", got, tc.add)
 			}
 		})

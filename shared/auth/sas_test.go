@@ -10,6 +10,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // TestSASVectors checks tokens whose signatures were computed with openssl
@@ -48,7 +49,7 @@ func TestSASVectors(t *testing.T) {
 			if p.Scheme() != tc.scheme {
 				t.Fatalf("scheme %v, want %v", p.Scheme(), tc.scheme)
 			}
-			if err := p.Authorize(auth.QueryEntities, tc.table); err != nil {
+			if err := p.Authorize(operation.QueryEntities, tc.table); err != nil {
 				t.Fatalf("Authorize read: %v", err)
 			}
 		})
@@ -198,7 +199,7 @@ func TestAccountSASAccepted(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Authenticate: %v", err)
 			}
-			if err := p.Authorize(auth.QueryEntities, "mytable"); err != nil {
+			if err := p.Authorize(operation.QueryEntities, "mytable"); err != nil {
 				t.Fatalf("Authorize: %v", err)
 			}
 		})
@@ -236,7 +237,7 @@ func TestAccountSASNineFieldFormWithNewVersion(t *testing.T) {
 func TestAccountSASAuthorize(t *testing.T) {
 	v := newVerifier(t, nil)
 	type check struct {
-		op   auth.Operation
+		op   operation.Operation
 		code apierr.Code // "" when allowed
 	}
 	tests := []struct {
@@ -246,49 +247,49 @@ func TestAccountSASAuthorize(t *testing.T) {
 		checks []check
 	}{
 		{"service read", "s", "r", []check{
-			{auth.GetServiceProperties, ""}, {auth.GetServiceStats, ""},
-			{auth.SetServiceProperties, apierr.AuthorizationPermissionMismatch},
-			{auth.QueryEntities, apierr.AuthorizationResourceTypeMismatch},
-			{auth.CreateTable, apierr.AuthorizationResourceTypeMismatch},
+			{operation.GetServiceProperties, ""}, {operation.GetServiceStats, ""},
+			{operation.SetServiceProperties, apierr.AuthorizationPermissionMismatch},
+			{operation.QueryEntities, apierr.AuthorizationResourceTypeMismatch},
+			{operation.CreateTable, apierr.AuthorizationResourceTypeMismatch},
 		}},
 		{"service write and list", "s", "wl", []check{
-			{auth.SetServiceProperties, ""}, {auth.QueryTables, ""},
-			{auth.GetServiceProperties, apierr.AuthorizationPermissionMismatch},
+			{operation.SetServiceProperties, ""}, {operation.QueryTables, ""},
+			{operation.GetServiceProperties, apierr.AuthorizationPermissionMismatch},
 		}},
 		{"container list", "c", "l", []check{
-			{auth.QueryTables, ""},
-			{auth.CreateTable, apierr.AuthorizationPermissionMismatch},
-			{auth.DeleteTable, apierr.AuthorizationPermissionMismatch},
+			{operation.QueryTables, ""},
+			{operation.CreateTable, apierr.AuthorizationPermissionMismatch},
+			{operation.DeleteTable, apierr.AuthorizationPermissionMismatch},
 		}},
-		{"container create", "c", "c", []check{{auth.CreateTable, ""}, {auth.DeleteTable, apierr.AuthorizationPermissionMismatch}}},
-		{"container write creates tables", "c", "w", []check{{auth.CreateTable, ""}}},
-		{"container add does not create tables", "c", "a", []check{{auth.CreateTable, apierr.AuthorizationPermissionMismatch}}},
-		{"container delete", "c", "d", []check{{auth.DeleteTable, ""}, {auth.DeleteEntity, apierr.AuthorizationResourceTypeMismatch}}},
+		{"container create", "c", "c", []check{{operation.CreateTable, ""}, {operation.DeleteTable, apierr.AuthorizationPermissionMismatch}}},
+		{"container write creates tables", "c", "w", []check{{operation.CreateTable, ""}}},
+		{"container add does not create tables", "c", "a", []check{{operation.CreateTable, apierr.AuthorizationPermissionMismatch}}},
+		{"container delete", "c", "d", []check{{operation.DeleteTable, ""}, {operation.DeleteEntity, apierr.AuthorizationResourceTypeMismatch}}},
 		{"object read", "o", "r", []check{
-			{auth.QueryEntities, ""}, {auth.GetEntity, ""},
-			{auth.InsertEntity, apierr.AuthorizationPermissionMismatch},
-			{auth.QueryTables, apierr.AuthorizationResourceTypeMismatch},
-			{auth.GetTableACL, apierr.AuthorizationFailure},
-			{auth.SetTableACL, apierr.AuthorizationFailure},
+			{operation.QueryEntities, ""}, {operation.GetEntity, ""},
+			{operation.InsertEntity, apierr.AuthorizationPermissionMismatch},
+			{operation.QueryTables, apierr.AuthorizationResourceTypeMismatch},
+			{operation.GetTableACL, apierr.AuthorizationFailure},
+			{operation.SetTableACL, apierr.AuthorizationFailure},
 		}},
 		{"object add only", "o", "a", []check{
-			{auth.InsertEntity, ""},
-			{auth.InsertOrMergeEntity, apierr.AuthorizationPermissionMismatch},
-			{auth.InsertOrReplaceEntity, apierr.AuthorizationPermissionMismatch},
+			{operation.InsertEntity, ""},
+			{operation.InsertOrMergeEntity, apierr.AuthorizationPermissionMismatch},
+			{operation.InsertOrReplaceEntity, apierr.AuthorizationPermissionMismatch},
 		}},
 		{"object update only", "o", "u", []check{
-			{auth.UpdateEntity, ""}, {auth.MergeEntity, ""},
-			{auth.InsertOrMergeEntity, apierr.AuthorizationPermissionMismatch},
+			{operation.UpdateEntity, ""}, {operation.MergeEntity, ""},
+			{operation.InsertOrMergeEntity, apierr.AuthorizationPermissionMismatch},
 		}},
 		{"object add and update upserts", "o", "au", []check{
-			{auth.InsertOrMergeEntity, ""}, {auth.InsertOrReplaceEntity, ""},
-			{auth.DeleteEntity, apierr.AuthorizationPermissionMismatch},
+			{operation.InsertOrMergeEntity, ""}, {operation.InsertOrReplaceEntity, ""},
+			{operation.DeleteEntity, apierr.AuthorizationPermissionMismatch},
 		}},
-		{"object delete", "o", "d", []check{{auth.DeleteEntity, ""}, {auth.DeleteTable, apierr.AuthorizationResourceTypeMismatch}}},
+		{"object delete", "o", "d", []check{{operation.DeleteEntity, ""}, {operation.DeleteTable, apierr.AuthorizationResourceTypeMismatch}}},
 		{"everything", "sco", "rwdlacup", []check{
-			{auth.QueryTables, ""}, {auth.CreateTable, ""}, {auth.DeleteTable, ""}, {auth.QueryEntities, ""},
-			{auth.InsertOrMergeEntity, ""}, {auth.GetServiceStats, ""}, {auth.SetServiceProperties, ""},
-			{auth.GetTableACL, apierr.AuthorizationFailure}, {auth.Operation(999), apierr.AuthorizationFailure},
+			{operation.QueryTables, ""}, {operation.CreateTable, ""}, {operation.DeleteTable, ""}, {operation.QueryEntities, ""},
+			{operation.InsertOrMergeEntity, ""}, {operation.GetServiceStats, ""}, {operation.SetServiceProperties, ""},
+			{operation.GetTableACL, apierr.AuthorizationFailure}, {operation.Operation(199), apierr.AuthorizationFailure},
 		}},
 	}
 	for _, tc := range tests {
@@ -408,26 +409,26 @@ func TestTableSASAuthorize(t *testing.T) {
 		t.Fatalf("Table() = %q", p.Table())
 	}
 	tests := []struct {
-		op    auth.Operation
+		op    operation.Operation
 		table string
 		code  apierr.Code
 	}{
-		{auth.QueryEntities, "mytable", ""},
-		{auth.GetEntity, "MYTABLE", ""},
-		{auth.UpdateEntity, "MyTable", ""},
-		{auth.MergeEntity, "mytable", ""},
-		{auth.InsertEntity, "mytable", apierr.AuthorizationPermissionMismatch},
-		{auth.InsertOrReplaceEntity, "mytable", apierr.AuthorizationPermissionMismatch},
-		{auth.InsertOrMergeEntity, "mytable", apierr.AuthorizationPermissionMismatch},
-		{auth.DeleteEntity, "mytable", apierr.AuthorizationPermissionMismatch},
-		{auth.QueryEntities, "othertable", apierr.AuthorizationFailure},
-		{auth.QueryTables, "", apierr.AuthorizationFailure},
-		{auth.CreateTable, "", apierr.AuthorizationFailure},
-		{auth.DeleteTable, "mytable", apierr.AuthorizationFailure},
-		{auth.GetTableACL, "mytable", apierr.AuthorizationFailure},
-		{auth.SetTableACL, "mytable", apierr.AuthorizationFailure},
-		{auth.GetServiceProperties, "", apierr.AuthorizationFailure},
-		{auth.GetServiceStats, "", apierr.AuthorizationFailure},
+		{operation.QueryEntities, "mytable", ""},
+		{operation.GetEntity, "MYTABLE", ""},
+		{operation.UpdateEntity, "MyTable", ""},
+		{operation.MergeEntity, "mytable", ""},
+		{operation.InsertEntity, "mytable", apierr.AuthorizationPermissionMismatch},
+		{operation.InsertOrReplaceEntity, "mytable", apierr.AuthorizationPermissionMismatch},
+		{operation.InsertOrMergeEntity, "mytable", apierr.AuthorizationPermissionMismatch},
+		{operation.DeleteEntity, "mytable", apierr.AuthorizationPermissionMismatch},
+		{operation.QueryEntities, "othertable", apierr.AuthorizationFailure},
+		{operation.QueryTables, "", apierr.AuthorizationFailure},
+		{operation.CreateTable, "", apierr.AuthorizationFailure},
+		{operation.DeleteTable, "mytable", apierr.AuthorizationFailure},
+		{operation.GetTableACL, "mytable", apierr.AuthorizationFailure},
+		{operation.SetTableACL, "mytable", apierr.AuthorizationFailure},
+		{operation.GetServiceProperties, "", apierr.AuthorizationFailure},
+		{operation.GetServiceStats, "", apierr.AuthorizationFailure},
 	}
 	for _, tc := range tests {
 		t.Run(tc.op.String()+" on "+tc.table, func(t *testing.T) {
@@ -446,10 +447,10 @@ func TestTableSASAuthorize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Authorize(auth.InsertEntity, "mytable"); err != nil {
+	if err := p.Authorize(operation.InsertEntity, "mytable"); err != nil {
 		t.Errorf("add: %v", err)
 	}
-	if err := p.Authorize(auth.DeleteEntity, "mytable"); err != nil {
+	if err := p.Authorize(operation.DeleteEntity, "mytable"); err != nil {
 		t.Errorf("delete: %v", err)
 	}
 	q = tableSAS(t, devKey(t), auth.TableSASValues{Permissions: "au", Expiry: inAnHour})
@@ -457,7 +458,7 @@ func TestTableSASAuthorize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range []auth.Operation{auth.InsertOrMergeEntity, auth.InsertOrReplaceEntity} {
+	for _, op := range []operation.Operation{operation.InsertOrMergeEntity, operation.InsertOrReplaceEntity} {
 		if err := p.Authorize(op, "mytable"); err != nil {
 			t.Errorf("%v with a+u: %v", op, err)
 		}

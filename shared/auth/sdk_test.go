@@ -20,12 +20,13 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // outcome is what the test server decided for one request.
 type outcome struct {
 	method, path string
-	op           auth.Operation
+	op           operation.Operation
 	table        string
 	principal    *auth.Principal
 	err          error
@@ -76,7 +77,7 @@ func (s *sdkServer) serve(w http.ResponseWriter, r *http.Request) {
 		Account: account, SignedPath: path, Query: r.URL.Query(), Header: r.Header,
 		Method: r.Method, Table: table, ClientIP: client, HTTPS: r.TLS != nil, Now: time.Now(),
 	}
-	if op == auth.CreateTable || op == auth.QueryTables {
+	if op == operation.CreateTable || op == operation.QueryTables {
 		req.Table = ""
 	}
 	p, err := s.v.Authenticate(r.Context(), req)
@@ -97,7 +98,7 @@ func (s *sdkServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch op {
-	case auth.QueryTables, auth.QueryEntities:
+	case operation.QueryTables, operation.QueryEntities:
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"value":[]}`))
 	default:
@@ -106,53 +107,53 @@ func (s *sdkServer) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // classify maps a request to the operation, as the HTTP layer will.
-func classify(method, rest string, q url.Values, h http.Header) (auth.Operation, string) {
+func classify(method, rest string, q url.Values, h http.Header) (operation.Operation, string) {
 	switch {
 	case rest == "" && q.Get("comp") == "stats":
-		return auth.GetServiceStats, ""
+		return operation.GetServiceStats, ""
 	case rest == "" && q.Get("comp") == "properties":
 		if method == http.MethodPut {
-			return auth.SetServiceProperties, ""
+			return operation.SetServiceProperties, ""
 		}
-		return auth.GetServiceProperties, ""
+		return operation.GetServiceProperties, ""
 	case rest == "Tables":
 		if method == http.MethodPost {
-			return auth.CreateTable, ""
+			return operation.CreateTable, ""
 		}
-		return auth.QueryTables, ""
+		return operation.QueryTables, ""
 	case strings.HasPrefix(rest, "Tables("):
 		name := strings.Trim(strings.TrimPrefix(rest, "Tables("), "')")
-		return auth.DeleteTable, name
+		return operation.DeleteTable, name
 	}
 	table, keys, _ := strings.Cut(rest, "(")
 	if q.Get("comp") == "acl" {
 		if method == http.MethodPut {
-			return auth.SetTableACL, table
+			return operation.SetTableACL, table
 		}
-		return auth.GetTableACL, table
+		return operation.GetTableACL, table
 	}
 	hasKeys := strings.HasPrefix(keys, "PartitionKey=")
 	ifMatch := h.Get("If-Match") != ""
 	switch method {
 	case http.MethodGet:
 		if hasKeys {
-			return auth.GetEntity, table
+			return operation.GetEntity, table
 		}
-		return auth.QueryEntities, table
+		return operation.QueryEntities, table
 	case http.MethodPost:
-		return auth.InsertEntity, table
+		return operation.InsertEntity, table
 	case http.MethodPut:
 		if ifMatch {
-			return auth.UpdateEntity, table
+			return operation.UpdateEntity, table
 		}
-		return auth.InsertOrReplaceEntity, table
+		return operation.InsertOrReplaceEntity, table
 	case http.MethodPatch, "MERGE":
 		if ifMatch {
-			return auth.MergeEntity, table
+			return operation.MergeEntity, table
 		}
-		return auth.InsertOrMergeEntity, table
+		return operation.InsertOrMergeEntity, table
 	case http.MethodDelete:
-		return auth.DeleteEntity, table
+		return operation.DeleteEntity, table
 	}
 	return 0, table
 }

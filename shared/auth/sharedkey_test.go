@@ -10,6 +10,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 const vectorDate = "Mon, 02 Jan 2006 15:04:05 GMT"
@@ -99,7 +100,7 @@ func TestSharedKeyVectors(t *testing.T) {
 			if p.Scheme() != tc.scheme || p.Account() != devAccount {
 				t.Fatalf("principal %v/%s, want %v/%s", p.Scheme(), p.Account(), tc.scheme, devAccount)
 			}
-			if err := p.Authorize(auth.SetTableACL, "mytable"); err != nil {
+			if err := p.Authorize(operation.SetTableACL, "mytable"); err != nil {
 				t.Fatalf("Shared Key must be allowed everything: %v", err)
 			}
 			if !p.AllowsEntity("any", "entity") {

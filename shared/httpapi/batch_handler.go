@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
-	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/batch"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
@@ -146,29 +146,29 @@ func (h *Handler) batchOperation(c *call, op *batch.Operation) (tables.BatchOp, 
 		Body:         op.Body,
 		IfMatch:      headerValue(op.Header, "If-Match"),
 	}
-	var need auth.Operation
+	var need operation.Operation
 	action := op.Action()
 	switch action {
 	case batch.ActionInsert:
 		if res.kind != resEntities {
 			return bop, "", apierr.Newf(apierr.InvalidInput, "An insert must target the table, not an entity.")
 		}
-		bop.Kind, need = tables.BatchInsert, auth.InsertEntity
+		bop.Kind, need = tables.BatchInsert, operation.InsertEntity
 	case batch.ActionUpdate, batch.ActionInsertOrReplace, batch.ActionMerge, batch.ActionInsertOrMerge, batch.ActionDelete:
 		if res.kind != resEntity {
 			return bop, "", apierr.Newf(apierr.InvalidInput, "The operation must target an entity.")
 		}
 		switch action {
 		case batch.ActionUpdate:
-			bop.Kind, need = tables.BatchUpdate, auth.UpdateEntity
+			bop.Kind, need = tables.BatchUpdate, operation.UpdateEntity
 		case batch.ActionInsertOrReplace:
-			bop.Kind, need = tables.BatchUpdate, auth.InsertOrReplaceEntity
+			bop.Kind, need = tables.BatchUpdate, operation.InsertOrReplaceEntity
 		case batch.ActionMerge:
-			bop.Kind, need = tables.BatchMerge, auth.MergeEntity
+			bop.Kind, need = tables.BatchMerge, operation.MergeEntity
 		case batch.ActionInsertOrMerge:
-			bop.Kind, need = tables.BatchMerge, auth.InsertOrMergeEntity
+			bop.Kind, need = tables.BatchMerge, operation.InsertOrMergeEntity
 		default:
-			bop.Kind, need = tables.BatchDelete, auth.DeleteEntity
+			bop.Kind, need = tables.BatchDelete, operation.DeleteEntity
 		}
 	default:
 		return bop, "", apierr.Newf(apierr.InvalidInput, "A GET must be the only operation of its batch.")
@@ -230,11 +230,11 @@ func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, 
 	sub.r, sub.res, sub.query = r, res, r.URL.Query()
 	var resp *response
 	if res.kind == resEntity {
-		if err = c.principal.Authorize(auth.GetEntity, res.table); err == nil {
+		if err = c.principal.Authorize(operation.GetEntity, res.table); err == nil {
 			resp, err = h.getEntity(&sub)
 		}
 	} else {
-		if err = c.principal.Authorize(auth.QueryEntities, res.table); err == nil {
+		if err = c.principal.Authorize(operation.QueryEntities, res.table); err == nil {
 			resp, err = h.queryEntities(&sub)
 		}
 	}

@@ -59,7 +59,7 @@ func parseJSONMediaType(s string) (edm.Metadata, bool) {
 
 // checkFormat refuses entity payloads that are not JSON: Atom/XML payloads
 // belong to pre-2015 clients, which tablebridge does not serve.
-func checkFormat(r *http.Request, op operation) error {
+func checkFormat(r *http.Request, op endpoint) error {
 	if !op.json {
 		return nil
 	}

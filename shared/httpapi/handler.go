@@ -13,6 +13,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
@@ -249,7 +250,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 	c.xml = q.Get("comp") != "" || q.Get("restype") != ""
 
 	if c.r.Method == http.MethodOptions {
-		c.op = "Preflight"
+		c.op = operation.Preflight.String()
 		return h.preflight(c)
 	}
 	if err := checkVersion(c); err != nil {
@@ -259,7 +260,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.op = op.name
+	c.op = op.op.String()
 	if err := checkFormat(c.r, op); err != nil {
 		return nil, err
 	}
@@ -301,12 +302,12 @@ func (h *Handler) serve(c *call) (*response, error) {
 		return nil, err
 	}
 	c.principal = p
-	if op.auth != 0 {
-		if err := p.Authorize(op.auth, res.table); err != nil {
+	if need := op.op.Authorization(); need != 0 {
+		if err := p.Authorize(need, res.table); err != nil {
 			return nil, err
 		}
 	}
-	if secondary && !op.readsOnly() {
+	if secondary && !op.op.Info().ReadsOnly {
 		// A read-access geo-redundant account's secondary is read-only:
 		// Azure refuses writes there with 403 ("Write operations are not
 		// allowed").

@@ -6,52 +6,37 @@ import (
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
-	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
-// operation is one REST operation: its name for logs, what it needs
-// authorized, and how it is served.
-type operation struct {
-	name string
-	// auth is what the principal must be allowed; 0 for $batch, whose
-	// operations are authorized one by one.
-	auth  auth.Operation
+// endpoint is how the REST layer serves an operation (shared/operation
+// has its name, authorization and the rest).
+type endpoint struct {
+	op    operation.Operation
 	json  bool // takes JSON entity payloads (a $batch body is multipart)
 	serve func(h *Handler, c *call) (*response, error)
 }
 
 var (
-	opQueryTables     = operation{"QueryTables", auth.QueryTables, true, (*Handler).queryTables}
-	opCreateTable     = operation{"CreateTable", auth.CreateTable, true, (*Handler).createTable}
-	opDeleteTable     = operation{"DeleteTable", auth.DeleteTable, true, (*Handler).deleteTable}
-	opGetTable        = operation{"GetTable", auth.QueryTables, true, (*Handler).getTable}
-	opQueryEntities   = operation{"QueryEntities", auth.QueryEntities, true, (*Handler).queryEntities}
-	opGetEntity       = operation{"GetEntity", auth.GetEntity, true, (*Handler).getEntity}
-	opInsertEntity    = operation{"InsertEntity", auth.InsertEntity, true, (*Handler).insertEntity}
-	opUpdateEntity    = operation{"UpdateEntity", auth.UpdateEntity, true, (*Handler).updateEntity}
-	opMergeEntity     = operation{"MergeEntity", auth.MergeEntity, true, (*Handler).mergeEntity}
-	opInsertOrReplace = operation{"InsertOrReplaceEntity", auth.InsertOrReplaceEntity, true, (*Handler).updateEntity}
-	opInsertOrMerge   = operation{"InsertOrMergeEntity", auth.InsertOrMergeEntity, true, (*Handler).mergeEntity}
-	opDeleteEntity    = operation{"DeleteEntity", auth.DeleteEntity, true, (*Handler).deleteEntity}
-	opBatch           = operation{"EntityGroupTransaction", 0, false, (*Handler).batch}
-	opGetTableACL     = operation{"GetTableACL", auth.GetTableACL, false, (*Handler).getTableACL}
-	opSetTableACL     = operation{"SetTableACL", auth.SetTableACL, false, (*Handler).setTableACL}
-	opGetServiceProps = operation{"GetServiceProperties", auth.GetServiceProperties, false, (*Handler).getServiceProperties}
-	opSetServiceProps = operation{"SetServiceProperties", auth.SetServiceProperties, false, (*Handler).setServiceProperties}
-	opGetServiceStats = operation{"GetServiceStats", auth.GetServiceStats, false, (*Handler).getServiceStats}
+	opQueryTables     = endpoint{operation.QueryTables, true, (*Handler).queryTables}
+	opCreateTable     = endpoint{operation.CreateTable, true, (*Handler).createTable}
+	opDeleteTable     = endpoint{operation.DeleteTable, true, (*Handler).deleteTable}
+	opGetTable        = endpoint{operation.GetTable, true, (*Handler).getTable}
+	opQueryEntities   = endpoint{operation.QueryEntities, true, (*Handler).queryEntities}
+	opGetEntity       = endpoint{operation.GetEntity, true, (*Handler).getEntity}
+	opInsertEntity    = endpoint{operation.InsertEntity, true, (*Handler).insertEntity}
+	opUpdateEntity    = endpoint{operation.UpdateEntity, true, (*Handler).updateEntity}
+	opMergeEntity     = endpoint{operation.MergeEntity, true, (*Handler).mergeEntity}
+	opInsertOrReplace = endpoint{operation.InsertOrReplaceEntity, true, (*Handler).updateEntity}
+	opInsertOrMerge   = endpoint{operation.InsertOrMergeEntity, true, (*Handler).mergeEntity}
+	opDeleteEntity    = endpoint{operation.DeleteEntity, true, (*Handler).deleteEntity}
+	opBatch           = endpoint{operation.EntityGroupTransaction, false, (*Handler).batch}
+	opGetTableACL     = endpoint{operation.GetTableACL, false, (*Handler).getTableACL}
+	opSetTableACL     = endpoint{operation.SetTableACL, false, (*Handler).setTableACL}
+	opGetServiceProps = endpoint{operation.GetServiceProperties, false, (*Handler).getServiceProperties}
+	opSetServiceProps = endpoint{operation.SetServiceProperties, false, (*Handler).setServiceProperties}
+	opGetServiceStats = endpoint{operation.GetServiceStats, false, (*Handler).getServiceStats}
 )
-
-// readsOnly reports whether the operation leaves the account unchanged, so
-// the account's secondary location, a read-only replica, serves it. A
-// $batch (auth 0) writes.
-func (op operation) readsOnly() bool {
-	switch op.auth {
-	case auth.QueryTables, auth.QueryEntities, auth.GetEntity, auth.GetTableACL,
-		auth.GetServiceProperties, auth.GetServiceStats:
-		return true
-	}
-	return false
-}
 
 // effectiveMethod resolves verb tunnelling: legacy clients send MERGE (and
 // PUT, DELETE) as POST with X-HTTP-Method ("Merge Entity").
@@ -74,16 +59,16 @@ func effectiveMethod(r *http.Request) (string, error) {
 }
 
 // resolveOperation maps method, resource and query to an operation.
-func resolveOperation(r *http.Request, res resource, q url.Values) (operation, error) {
+func resolveOperation(r *http.Request, res resource, q url.Values) (endpoint, error) {
 	method, err := effectiveMethod(r)
 	if err != nil {
-		return operation{}, err
+		return endpoint{}, err
 	}
 	comp, restype := q.Get("comp"), q.Get("restype")
 	switch res.kind {
 	case resService:
 		if restype != "service" {
-			return operation{}, apierr.New(apierr.InvalidURI)
+			return endpoint{}, apierr.New(apierr.InvalidURI)
 		}
 		switch {
 		case comp == "properties" && method == http.MethodGet:
@@ -93,7 +78,7 @@ func resolveOperation(r *http.Request, res resource, q url.Values) (operation, e
 		case comp == "stats" && method == http.MethodGet:
 			return opGetServiceStats, nil
 		case comp != "properties" && comp != "stats":
-			return operation{}, apierr.Newf(apierr.InvalidQueryParameterValue, "comp=%s", comp)
+			return endpoint{}, apierr.Newf(apierr.InvalidQueryParameterValue, "comp=%s", comp)
 		}
 	case resTables:
 		switch method {
@@ -128,7 +113,7 @@ func resolveOperation(r *http.Request, res resource, q url.Values) (operation, e
 			return opQueryEntities, nil
 		case http.MethodPost:
 			if len(r.Header.Values("X-HTTP-Method")) > 0 {
-				return operation{}, apierr.New(apierr.XMethodIncorrectValue)
+				return endpoint{}, apierr.New(apierr.XMethodIncorrectValue)
 			}
 			return opInsertEntity, nil
 		}
@@ -137,7 +122,7 @@ func resolveOperation(r *http.Request, res resource, q url.Values) (operation, e
 		// operations" (Table service error codes); likewise for MERGE and
 		// DELETE, which have no use for it.
 		if method != http.MethodGet && r.Header.Get("If-None-Match") != "" {
-			return operation{}, &apierr.Error{Code: apierr.InvalidInput,
+			return endpoint{}, &apierr.Error{Code: apierr.InvalidInput,
 				Message: "If-None-Match HTTP header cannot be specified for " + method + " operations."}
 		}
 		ifMatch := r.Header.Get("If-Match") != ""
@@ -158,5 +143,5 @@ func resolveOperation(r *http.Request, res resource, q url.Values) (operation, e
 			return opDeleteEntity, nil
 		}
 	}
-	return operation{}, apierr.Newf(apierr.UnsupportedHTTPVerb, "The resource doesn't support %s.", method)
+	return endpoint{}, apierr.Newf(apierr.UnsupportedHTTPVerb, "The resource doesn't support %s.", method)
 }

@@ -5,75 +5,45 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
-// API Gateway resources (route templates). Path parameters are whole
-// segments and literal path parts may only hold [A-Za-z0-9._-], so
-// "Tables('t')", "t()", "t(PartitionKey='a',RowKey='b')" and "$batch" all
-// land on ResourceAny; only "Tables" is a literal. A REST API routes
-// "/acct/" (the service endpoint the SDKs call, with a trailing slash) to
-// ResourceAccount as well: it ignores one trailing slash.
+// API Gateway resources and routes: shared/operation defines them, since
+// each operation names the routes it arrives on.
 const (
-	ResourceAccount = "/{account}"
-	ResourceTables  = "/{account}/Tables"
-	ResourceAny     = "/{account}/{resource}"
+	ResourceAccount = operation.ResourceAccount
+	ResourceTables  = operation.ResourceTables
+	ResourceAny     = operation.ResourceAny
+	MethodAny       = operation.MethodAny
 )
-
-// MethodAny is API Gateway's catch-all method: it receives every method
-// not declared on its resource.
-const MethodAny = "ANY"
 
 // Route is one API Gateway method: an HTTP method on a resource.
-type Route struct {
-	Method   string
-	Resource string
-}
+type Route = operation.Route
 
-func (r Route) String() string { return r.Method + " " + r.Resource }
-
-// Function is one Lambda function: the routes API Gateway sends it, the
-// REST operations those routes carry (named as the handler logs them), and
-// the store methods those operations need. A request for any other
-// operation is answered 405 MethodNotAllowed (see guardStore), and the
-// store methods decide the function's IAM policy (DynamoDBActions).
+// Function is one Lambda function: the routes API Gateway sends it, and,
+// derived from shared/operation's table, the REST operations that arrive
+// on those routes and the store methods those operations need. A request
+// for any other operation is answered 405 MethodNotAllowed (see
+// guardStore), and the store methods decide the function's IAM policy
+// (DynamoDBActions).
 type Function struct {
 	// Name is the directory under functions/ and build/.
 	Name string
 	// LogicalID is the AWS::Serverless::Function resource in template.yaml.
-	LogicalID  string
-	Routes     []Route
-	Operations []string
-	// Store lists the store methods beyond the ones every function may
-	// call (baseStoreMethods).
-	Store []StoreMethod
+	LogicalID string
+	Routes    []Route
 	// CatchAll marks the function that serves every operation: the whole
 	// API behind a Function URL, and the $default route of an HTTP API
 	// (requests no per-operation route matches).
 	CatchAll bool
+	// Operations are the operations whose routes are among Routes (every
+	// operation for CatchAll), in shared/operation's order.
+	Operations []operation.Operation
+	// Store lists the store methods of Operations beyond the ones every
+	// function may call (baseStoreMethods).
+	Store []StoreMethod
 }
-
-// Operation names, as httpapi logs them.
-const (
-	OpQueryTables           = "QueryTables"
-	OpCreateTable           = "CreateTable"
-	OpDeleteTable           = "DeleteTable"
-	OpGetTable              = "GetTable"
-	OpQueryEntities         = "QueryEntities"
-	OpGetEntity             = "GetEntity"
-	OpInsertEntity          = "InsertEntity"
-	OpUpdateEntity          = "UpdateEntity"
-	OpMergeEntity           = "MergeEntity"
-	OpInsertOrReplaceEntity = "InsertOrReplaceEntity"
-	OpInsertOrMergeEntity   = "InsertOrMergeEntity"
-	OpDeleteEntity          = "DeleteEntity"
-	OpBatch                 = "EntityGroupTransaction"
-	OpGetTableACL           = "GetTableACL"
-	OpSetTableACL           = "SetTableACL"
-	OpGetServiceProperties  = "GetServiceProperties"
-	OpSetServiceProperties  = "SetServiceProperties"
-	OpGetServiceStats       = "GetServiceStats"
-	OpPreflight             = "Preflight"
-)
 
 // functions is the deployment: one function per operation, or per group of
 // operations API Gateway cannot tell apart by method and literal path.
@@ -82,24 +52,18 @@ const (
 var functions = []Function{
 	{
 		Name: "querytables", LogicalID: "QueryTablesFunction",
-		Routes:     []Route{{http.MethodGet, ResourceTables}},
-		Operations: []string{OpQueryTables},
-		Store:      []StoreMethod{StoreQueryTables},
+		Routes: []Route{{Method: http.MethodGet, Resource: ResourceTables}},
 	},
 	{
 		Name: "createtable", LogicalID: "CreateTableFunction",
-		Routes:     []Route{{http.MethodPost, ResourceTables}},
-		Operations: []string{OpCreateTable},
-		Store:      []StoreMethod{StoreCreateTable},
+		Routes: []Route{{Method: http.MethodPost, Resource: ResourceTables}},
 	},
 	{
 		// GET /acct/t(), /acct/t(PartitionKey=..,RowKey=..), /acct/Tables('t')
 		// and /acct/t?comp=acl differ only inside one path segment or in
 		// the query. HEAD is Get Table ACL's other verb.
 		Name: "readresource", LogicalID: "ReadResourceFunction",
-		Routes:     []Route{{http.MethodGet, ResourceAny}, {http.MethodHead, ResourceAny}},
-		Operations: []string{OpQueryEntities, OpGetEntity, OpGetTable, OpGetTableACL},
-		Store:      []StoreMethod{StoreQueryEntities, StoreGetEntity},
+		Routes: []Route{{Method: http.MethodGet, Resource: ResourceAny}, {Method: http.MethodHead, Resource: ResourceAny}},
 	},
 	{
 		// POST /acct/t inserts, POST /acct/$batch is a transaction ("$" is
@@ -107,67 +71,49 @@ var functions = []Function{
 		// tunnels MERGE, PUT and DELETE of an entity for legacy clients. A
 		// batch may be a lone GET.
 		Name: "insertorbatch", LogicalID: "InsertOrBatchFunction",
-		Routes: []Route{{http.MethodPost, ResourceAny}},
-		Operations: []string{OpInsertEntity, OpBatch,
-			OpMergeEntity, OpInsertOrMergeEntity, OpUpdateEntity, OpInsertOrReplaceEntity, OpDeleteEntity},
-		Store: []StoreMethod{StoreWrite, StoreGetEntity},
+		Routes: []Route{{Method: http.MethodPost, Resource: ResourceAny}},
 	},
 	{
 		// PUT on an entity replaces it; PUT /acct/t?comp=acl sets the ACL.
 		Name: "updateentity", LogicalID: "UpdateEntityFunction",
-		Routes:     []Route{{http.MethodPut, ResourceAny}},
-		Operations: []string{OpUpdateEntity, OpInsertOrReplaceEntity, OpSetTableACL},
-		Store:      []StoreMethod{StoreWrite, StoreSetTableACL},
+		Routes: []Route{{Method: http.MethodPut, Resource: ResourceAny}},
 	},
 	{
 		// PATCH is how current SDKs merge. ANY catches the methods not
 		// declared on the resource, which is where a literal MERGE would
 		// arrive if API Gateway passed it on (see README).
 		Name: "mergeentity", LogicalID: "MergeEntityFunction",
-		Routes:     []Route{{http.MethodPatch, ResourceAny}, {MethodAny, ResourceAny}},
-		Operations: []string{OpMergeEntity, OpInsertOrMergeEntity},
-		Store:      []StoreMethod{StoreWrite},
+		Routes: []Route{{Method: http.MethodPatch, Resource: ResourceAny}, {Method: MethodAny, Resource: ResourceAny}},
 	},
 	{
 		// DELETE /acct/Tables('t') and DELETE of an entity.
 		Name: "deleteresource", LogicalID: "DeleteResourceFunction",
-		Routes:     []Route{{http.MethodDelete, ResourceAny}},
-		Operations: []string{OpDeleteEntity, OpDeleteTable},
-		Store:      []StoreMethod{StoreWrite, StoreDeleteTable},
+		Routes: []Route{{Method: http.MethodDelete, Resource: ResourceAny}},
 	},
 	{
 		// GET /acct/?restype=service&comp=properties|stats.
 		Name: "getservice", LogicalID: "GetServiceFunction",
-		Routes:     []Route{{http.MethodGet, ResourceAccount}},
-		Operations: []string{OpGetServiceProperties, OpGetServiceStats},
+		Routes: []Route{{Method: http.MethodGet, Resource: ResourceAccount}},
 	},
 	{
 		Name: "setserviceproperties", LogicalID: "SetServicePropertiesFunction",
-		Routes:     []Route{{http.MethodPut, ResourceAccount}},
-		Operations: []string{OpSetServiceProperties},
-		Store:      []StoreMethod{StoreSetServiceProperties},
+		Routes: []Route{{Method: http.MethodPut, Resource: ResourceAccount}},
 	},
 	{
 		// CORS preflight on every resource; it reads the account's CORS
 		// rules, which every function may.
 		Name: "preflight", LogicalID: "PreflightFunction",
 		Routes: []Route{
-			{http.MethodOptions, ResourceAccount},
-			{http.MethodOptions, ResourceTables},
-			{http.MethodOptions, ResourceAny},
+			{Method: http.MethodOptions, Resource: ResourceAccount},
+			{Method: http.MethodOptions, Resource: ResourceTables},
+			{Method: http.MethodOptions, Resource: ResourceAny},
 		},
-		Operations: []string{OpPreflight},
 	},
 	{
 		// Every operation in one function: the Function URL profile, and
 		// the HTTP API's $default route (an HTTP API does not fold
 		// "/acct/" onto "/{account}" as a REST API does).
 		Name: "tableservice", LogicalID: "TableServiceFunction",
-		Operations: []string{OpQueryTables, OpCreateTable, OpDeleteTable, OpGetTable, OpQueryEntities, OpGetEntity,
-			OpInsertEntity, OpUpdateEntity, OpMergeEntity, OpInsertOrReplaceEntity, OpInsertOrMergeEntity, OpDeleteEntity,
-			OpBatch, OpGetTableACL, OpSetTableACL, OpGetServiceProperties, OpSetServiceProperties, OpGetServiceStats, OpPreflight},
-		Store: []StoreMethod{StoreCreateTable, StoreDeleteTable, StoreQueryTables, StoreSetTableACL, StoreGetEntity,
-			StoreQueryEntities, StoreWrite, StoreSetServiceProperties},
 		CatchAll: true,
 	},
 }
@@ -201,13 +147,25 @@ func catchAll() Function {
 	panic("lambdafn: no catch-all function") // functions always has one
 }
 
-// Functions returns every function of the deployment, in template order.
+// Functions returns every function of the deployment, in template order,
+// with the operations and store methods shared/operation's table gives
+// their routes.
 func Functions() []Function {
 	out := make([]Function, len(functions))
 	for i, f := range functions {
 		f.Routes = slices.Clone(f.Routes)
-		f.Operations = slices.Clone(f.Operations)
-		f.Store = slices.Clone(f.Store)
+		for _, op := range operation.All() {
+			info := op.Info()
+			if !f.CatchAll && !slices.ContainsFunc(info.Routes, func(r Route) bool { return slices.Contains(f.Routes, r) }) {
+				continue
+			}
+			f.Operations = append(f.Operations, op)
+			for _, m := range info.Store {
+				if !slices.Contains(f.Store, StoreMethod(m)) {
+					f.Store = append(f.Store, StoreMethod(m))
+				}
+			}
+		}
 		out[i] = f
 	}
 	return out
@@ -224,7 +182,7 @@ func FunctionByName(name string) (Function, error) {
 }
 
 // Serves reports whether the function serves the operation.
-func (f Function) Serves(operation string) bool { return slices.Contains(f.Operations, operation) }
+func (f Function) Serves(op operation.Operation) bool { return slices.Contains(f.Operations, op) }
 
 // StoreMethods returns every store method the function may call: its own
 // and the ones every function needs.
@@ -287,7 +245,7 @@ func RouteFor(method, path string) (fn Function, route Route, params map[string]
 		}
 	}
 	if haveAny {
-		return anyFn, Route{MethodAny, resource}, params, true
+		return anyFn, Route{Method: MethodAny, Resource: resource}, params, true
 	}
 	return Function{}, Route{}, nil, false
 }

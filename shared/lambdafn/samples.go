@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // Sample is one fixture of events/: the event API Gateway delivers for one
@@ -37,9 +38,11 @@ const (
 )
 
 type sampleSpec struct {
-	name, op, method, path, query, body string
-	header                              map[string]string
-	want                                int
+	name                      string
+	op                        operation.Operation
+	method, path, query, body string
+	header                    map[string]string
+	want                      int
 }
 
 // sampleSpecs run in this order: create the table, write and read
@@ -102,49 +105,49 @@ func sampleSpecs() []sampleSpec {
 		`<MaxAgeInSeconds>600</MaxAgeInSeconds><ExposedHeaders>x-ms-*</ExposedHeaders><AllowedHeaders>x-ms-*,content-type,accept,prefer,if-match</AllowedHeaders></CorsRule></Cors>` +
 		`</StorageServiceProperties>`
 	return []sampleSpec{
-		{"createtable", OpCreateTable, http.MethodPost, acct + "/Tables", "", `{"TableName":"` + SampleTable + `"}`,
+		{"createtable", operation.CreateTable, http.MethodPost, acct + "/Tables", "", `{"TableName":"` + SampleTable + `"}`,
 			write(map[string]string{"Prefer": "return-no-content"}), http.StatusNoContent},
-		{"querytables", OpQueryTables, http.MethodGet, acct + "/Tables", "$filter=TableName eq '" + SampleTable + "'", "",
+		{"querytables", operation.QueryTables, http.MethodGet, acct + "/Tables", "$filter=TableName eq '" + SampleTable + "'", "",
 			map[string]string{"Accept": minMD}, http.StatusOK},
-		{"gettable", OpGetTable, http.MethodGet, acct + "/Tables('" + SampleTable + "')", "", "",
+		{"gettable", operation.GetTable, http.MethodGet, acct + "/Tables('" + SampleTable + "')", "", "",
 			map[string]string{"Accept": minMD}, http.StatusOK},
-		{"insertentity", OpInsertEntity, http.MethodPost, table, "",
+		{"insertentity", operation.InsertEntity, http.MethodPost, table, "",
 			`{"PartitionKey":"p1","RowKey":"r1","Name":"Ada, Countess of Lovelace","Born@odata.type":"Edm.DateTime","Born":"1815-12-10T00:00:00Z","Score":36}`,
 			write(map[string]string{"Prefer": "return-content"}), http.StatusCreated},
-		{"getentity", OpGetEntity, http.MethodGet, entity, "", "", map[string]string{"Accept": minMD}, http.StatusOK},
-		{"queryentities", OpQueryEntities, http.MethodGet, table + "()", "$filter=PartitionKey eq 'p1' and Score ge 30&$top=10", "",
+		{"getentity", operation.GetEntity, http.MethodGet, entity, "", "", map[string]string{"Accept": minMD}, http.StatusOK},
+		{"queryentities", operation.QueryEntities, http.MethodGet, table + "()", "$filter=PartitionKey eq 'p1' and Score ge 30&$top=10", "",
 			map[string]string{"Accept": minMD}, http.StatusOK},
-		{"insertorreplaceentity", OpInsertOrReplaceEntity, http.MethodPut, entityAt("r2"), "",
+		{"insertorreplaceentity", operation.InsertOrReplaceEntity, http.MethodPut, entityAt("r2"), "",
 			`{"PartitionKey":"p1","RowKey":"r2","Name":"Alan"}`, write(nil), http.StatusNoContent},
-		{"updateentity", OpUpdateEntity, http.MethodPut, entity, "",
+		{"updateentity", operation.UpdateEntity, http.MethodPut, entity, "",
 			`{"PartitionKey":"p1","RowKey":"r1","Name":"Ada Lovelace","Score":37}`,
 			write(map[string]string{"If-Match": "*"}), http.StatusNoContent},
-		{"mergeentity", OpMergeEntity, http.MethodPatch, entity, "", `{"Score":38}`,
+		{"mergeentity", operation.MergeEntity, http.MethodPatch, entity, "", `{"Score":38}`,
 			write(map[string]string{"If-Match": "*"}), http.StatusNoContent},
-		{"insertormergeentity", OpInsertOrMergeEntity, http.MethodPatch, entityAt("r3"), "", `{"Name":"Edsger"}`,
+		{"insertormergeentity", operation.InsertOrMergeEntity, http.MethodPatch, entityAt("r3"), "", `{"Name":"Edsger"}`,
 			write(nil), http.StatusNoContent},
-		{"mergeentity-xhttpmethod", OpMergeEntity, http.MethodPost, entityAt("r2"), "", `{"Score":41}`,
+		{"mergeentity-xhttpmethod", operation.MergeEntity, http.MethodPost, entityAt("r2"), "", `{"Score":41}`,
 			write(map[string]string{"If-Match": "*", "X-HTTP-Method": "MERGE"}), http.StatusNoContent},
-		{"entitygrouptransaction", OpBatch, http.MethodPost, acct + "/$batch", "", batchBody,
+		{"entitygrouptransaction", operation.EntityGroupTransaction, http.MethodPost, acct + "/$batch", "", batchBody,
 			map[string]string{"Content-Type": "multipart/mixed; boundary=batch_5c9a1d6e", "Accept": minMD}, http.StatusAccepted},
-		{"settableacl", OpSetTableACL, http.MethodPut, table, "comp=acl", acl,
+		{"settableacl", operation.SetTableACL, http.MethodPut, table, "comp=acl", acl,
 			map[string]string{"Content-Type": "application/xml"}, http.StatusNoContent},
-		{"gettableacl", OpGetTableACL, http.MethodGet, table, "comp=acl", "", nil, http.StatusOK},
-		{"setserviceproperties", OpSetServiceProperties, http.MethodPut, acct + "/", "restype=service&comp=properties", props,
+		{"gettableacl", operation.GetTableACL, http.MethodGet, table, "comp=acl", "", nil, http.StatusOK},
+		{"setserviceproperties", operation.SetServiceProperties, http.MethodPut, acct + "/", "restype=service&comp=properties", props,
 			map[string]string{"Content-Type": "application/xml"}, http.StatusAccepted},
-		{"getserviceproperties", OpGetServiceProperties, http.MethodGet, acct + "/", "restype=service&comp=properties", "", nil, http.StatusOK},
+		{"getserviceproperties", operation.GetServiceProperties, http.MethodGet, acct + "/", "restype=service&comp=properties", "", nil, http.StatusOK},
 		// The account's secondary location is a read-only view: Get Table
 		// Service Stats is served there only, reads work, writes are 403.
-		{"getservicestats", OpGetServiceStats, http.MethodGet, secondary + "/", "restype=service&comp=stats", "", nil, http.StatusOK},
-		{"queryentities-secondary", OpQueryEntities, http.MethodGet, secondary + "/" + SampleTable + "()", "$filter=true", "",
+		{"getservicestats", operation.GetServiceStats, http.MethodGet, secondary + "/", "restype=service&comp=stats", "", nil, http.StatusOK},
+		{"queryentities-secondary", operation.QueryEntities, http.MethodGet, secondary + "/" + SampleTable + "()", "$filter=true", "",
 			map[string]string{"Accept": minMD}, http.StatusOK},
-		{"insertentity-secondary", OpInsertEntity, http.MethodPost, secondary + "/" + SampleTable, "",
+		{"insertentity-secondary", operation.InsertEntity, http.MethodPost, secondary + "/" + SampleTable, "",
 			`{"PartitionKey":"p1","RowKey":"r9","Name":"on the secondary"}`, write(nil), http.StatusForbidden},
-		{"preflight", OpPreflight, http.MethodOptions, table, "", "",
+		{"preflight", operation.Preflight, http.MethodOptions, table, "", "",
 			map[string]string{"Origin": "https://app.example.com", "Access-Control-Request-Method": "PATCH",
 				"Access-Control-Request-Headers": "content-type,if-match,x-ms-date,x-ms-version"}, http.StatusOK},
-		{"deleteentity", OpDeleteEntity, http.MethodDelete, entity, "", "", map[string]string{"If-Match": "*"}, http.StatusNoContent},
-		{"deletetable", OpDeleteTable, http.MethodDelete, acct + "/Tables('" + SampleTable + "')", "", "", nil, http.StatusNoContent},
+		{"deleteentity", operation.DeleteEntity, http.MethodDelete, entity, "", "", map[string]string{"If-Match": "*"}, http.StatusNoContent},
+		{"deletetable", operation.DeleteTable, http.MethodDelete, acct + "/Tables('" + SampleTable + "')", "", "", nil, http.StatusNoContent},
 	}
 }
 
@@ -189,7 +192,7 @@ func Samples(now time.Time) ([]Sample, error) {
 			return nil, fmt.Errorf("lambdafn: sample %s: %s is routed to %s, which does not serve it", s.name, s.op, fn.Name)
 		}
 		ev.RequestContext.RequestID = fmt.Sprintf("00000000-0000-4000-8000-%012d", len(out)+1)
-		out = append(out, Sample{Name: s.name, Function: fn.Name, Operation: s.op, Event: ev, WantStatus: s.want})
+		out = append(out, Sample{Name: s.name, Function: fn.Name, Operation: s.op.String(), Event: ev, WantStatus: s.want})
 	}
 	return out, nil
 }
