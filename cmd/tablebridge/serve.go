@@ -123,9 +123,10 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		// Keys and filters can be long; Azure allows 8 KiB of URL and
-		// more of headers.
-		MaxHeaderBytes: 64 << 10,
+		// Past the handler's own URL and header limits, so that it answers
+		// an oversize request in Azure's shape rather than net/http with a
+		// plain-text 431.
+		MaxHeaderBytes: httpapi.ServerMaxHeaderBytes,
 	}
 	shown, connect := listenAddrs(cfg.listen, ln.Addr())
 	fmt.Fprintf(out, "tablebridge listening on %s://%s (store: %s)\n", scheme, shown, desc)

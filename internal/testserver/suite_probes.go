@@ -225,6 +225,20 @@ func suiteProbes(t *testing.T, newServer func(t *testing.T) *Server) {
 			})
 		}
 	})
+
+	t.Run("OversizeURLAndHeaders", func(t *testing.T) {
+		// Azure's error shape, with x-ms-request-id, for what is too long
+		// to serve: past httpapi.MaxURLBytes of URL, 414 InvalidUri; past
+		// httpapi.MaxHeaderBytes of headers, 400 InvalidHeaderValue.
+		table := TableName(t, "oversize")
+		filter := url.Values{"$filter": {"PartitionKey eq '" + strings.Repeat("x", 100_000) + "'"}}.Encode()
+		resp := srv.Do(t, Request{Method: http.MethodGet, Path: "/" + table + "()", RawQuery: filter})
+		wantRawError(t, resp, http.StatusRequestURITooLong, "InvalidUri")
+		commonHeaders(t, resp)
+		resp = srv.Do(t, Request{Method: http.MethodGet, Path: "/Tables", Header: http.Header{"X-Padding": {strings.Repeat("p", 70<<10)}}})
+		wantRawError(t, resp, http.StatusBadRequest, "InvalidHeaderValue")
+		commonHeaders(t, resp)
+	})
 }
 
 func prefixed(prefix string, keys []string) []string {

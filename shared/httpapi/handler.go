@@ -211,6 +211,9 @@ func clientCancelled(r *http.Request) bool {
 const defaultVersion = "2019-02-02"
 
 func (h *Handler) serve(c *call) (*response, error) {
+	if err := checkRequestSize(c.r); err != nil {
+		return nil, err
+	}
 	routePath := c.r.URL.Path
 	escaped := c.r.URL.EscapedPath()
 	signed := wirePath(c.r)
