@@ -184,3 +184,33 @@ func TestRequestLogItemsRead(t *testing.T) {
 		t.Errorf("a point read's line carries itemsRead: %v", lines[1])
 	}
 }
+
+// TestCancelledBatchIsNotAnInternalError: the same for a $batch, whose
+// failed operation is answered inside a 202.
+func TestCancelledBatchIsNotAnInternalError(t *testing.T) {
+	h, buf := loggedHandler(t, false)
+	key := auth.DevStoreAccount().Keys[0]
+	create := signedRequest(t, context.Background(), http.MethodPost, "/Tables", key)
+	create.Body = io.NopCloser(strings.NewReader(`{"TableName":"batched"}`))
+	create.Header.Set("Content-Type", "application/json")
+	if err := auth.SignSharedKeyLite(create, auth.DevStoreAccountName, key); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, create)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create table: %d %s", rec.Code, rec.Body)
+	}
+	buf.Reset()
+	tmpl := newBatchTemplate("batched", 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	req := signedRequest(t, ctx, http.MethodPost, "/$batch", key)
+	req.Body = io.NopCloser(bytes.NewReader(tmpl.body))
+	req.Header.Set("Content-Type", tmpl.contentType)
+	cancel()
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	lines := logLines(t, buf)
+	if len(lines) != 1 || lines[0]["level"] != "INFO" || lines[0]["msg"] != "request cancelled by the client" {
+		t.Fatalf("logged:\n%s", buf)
+	}
+}
