@@ -19,6 +19,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 func init() {
@@ -173,7 +174,11 @@ func newHandler(st store.Store, cfg serveConfig, tokens auth.TokenVerifier) (htt
 	if cfg.logRequests {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	return httpapi.NewHandler(st, cfg.accounts, opts)
+	svc, err := tables.New(st, tables.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.NewHandler(svc, cfg.accounts, opts)
 }
 
 // listenError says what to do about the usual failures to listen.

@@ -18,6 +18,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
+	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 // Server is the real handler over a store, listening on 127.0.0.1.
@@ -161,7 +162,11 @@ func New(t testing.TB, opts ...Option) *Server {
 	accounts := append([]auth.Account{auth.DevStoreAccount()}, cfg.accounts...)
 
 	// The same wiring as tablebridge serve and the Lambda functions.
-	h, err := httpapi.NewHandler(cfg.store, accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
+	svc, err := tables.New(cfg.store, tables.Options{Now: cfg.now})
+	if err != nil {
+		t.Fatalf("testserver: tables.New: %v", err)
+	}
+	h, err := httpapi.NewHandler(svc, accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
 		Tokens: cfg.tokens, LogRequests: cfg.logRequests})
 	if err != nil {
 		t.Fatalf("testserver: httpapi.NewHandler: %v", err)

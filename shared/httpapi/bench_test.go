@@ -14,7 +14,9 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
+	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
+	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 // benchEntity is the load benchmark's entity (internal/loadgen's template:
@@ -110,7 +112,7 @@ func newBatchHarness(tb testing.TB, table string) *batchHarness {
 	if _, err := st.CreateTable(context.Background(), auth.DevStoreAccountName, table); err != nil {
 		tb.Fatal(err)
 	}
-	h, err := httpapi.NewHandler(st, []auth.Account{auth.DevStoreAccount()}, httpapi.Options{})
+	h, err := httpapi.NewHandler(newService(tb, st), []auth.Account{auth.DevStoreAccount()}, httpapi.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -202,4 +204,14 @@ func TestBatchBuffersAreNotShared(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// newService is the Table service over st, as the local server builds it.
+func newService(tb testing.TB, st store.Store) *tables.Service {
+	tb.Helper()
+	svc, err := tables.New(st, tables.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return svc
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
-	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 // Continuation tokens are opaque to clients ("Query timeout and
@@ -57,7 +57,7 @@ func badToken() error {
 // entityCursor reads the NextPartitionKey and NextRowKey of a Query
 // Entities request: nil without a NextPartitionKey (a NextRowKey alone
 // resumes nothing, as the SDKs never send one alone).
-func entityCursor(q url.Values) (*store.Cursor, error) {
+func entityCursor(q url.Values) (*tables.Continuation, error) {
 	npk := q.Get("NextPartitionKey")
 	if npk == "" {
 		return nil, nil
@@ -75,7 +75,7 @@ func entityCursor(q url.Values) (*store.Cursor, error) {
 	if model.ValidateKey(pk, false) != nil || model.ValidateKey(rk, true) != nil {
 		return nil, badToken()
 	}
-	return &store.Cursor{PartitionKey: pk, RowKey: rk}, nil
+	return &tables.Continuation{PartitionKey: pk, RowKey: rk}, nil
 }
 
 // tableCursor reads the NextTableName of a Query Tables request, "" for

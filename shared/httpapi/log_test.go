@@ -28,7 +28,7 @@ func loggedHandler(t *testing.T, logRequests bool) (*httpapi.Handler, *bytes.Buf
 	}
 	t.Cleanup(func() { st.Close() })
 	var buf bytes.Buffer
-	h, err := httpapi.NewHandler(st, []auth.Account{auth.DevStoreAccount()}, httpapi.Options{
+	h, err := httpapi.NewHandler(newService(t, st), []auth.Account{auth.DevStoreAccount()}, httpapi.Options{
 		LogRequests: logRequests,
 		Logger:      slog.New(slog.NewJSONHandler(&buf, nil)),
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 // Handler is one Lambda function: API Gateway and Function URL events
@@ -43,7 +44,11 @@ func NewHandler(fn Function, st store.Store, accounts []auth.Account, opts httpa
 		return nil, fmt.Errorf("lambdafn: %s: nil store", fn.Name)
 	}
 	opts.TrustForwardedHeaders = true
-	h, err := httpapi.NewHandler(newGuardStore(st, fn), accounts, opts)
+	svc, err := tables.New(newGuardStore(st, fn), tables.Options{Now: opts.Now})
+	if err != nil {
+		return nil, fmt.Errorf("lambdafn: %s: %w", fn.Name, err)
+	}
+	h, err := httpapi.NewHandler(svc, accounts, opts)
 	if err != nil {
 		return nil, fmt.Errorf("lambdafn: %s: %w", fn.Name, err)
 	}

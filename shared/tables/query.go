@@ -14,7 +14,14 @@ type QueryInput struct {
 	Table  string
 	Filter string // $filter; "" for all
 	Top    int    // $top; 0 for the default page of 1000, NoEntities for $top=0
-	After  *store.Cursor
+	After  *Continuation
+}
+
+// Continuation is where a Query Entities page resumes: strictly after the
+// entity named by the previous page's NextPartitionKey and NextRowKey.
+type Continuation struct {
+	PartitionKey string
+	RowKey       string
 }
 
 // NoEntities is the Top of "$top=0", which Azure Storage Explorer sends for
@@ -32,7 +39,7 @@ func (s *Service) QueryEntities(ctx context.Context, sc Scope, in QueryInput) (s
 	if err != nil {
 		return store.Page{}, err
 	}
-	q := store.Query{Top: top, After: in.After}
+	q := store.Query{Top: top, After: (*store.Cursor)(in.After)}
 	var match func(*model.Entity) bool
 	if in.Filter != "" {
 		f, err := parseFilter(in.Filter)

@@ -83,6 +83,13 @@ func (s *Service) QueryTables(ctx context.Context, sc Scope, in QueryTablesInput
 	return page, storeError(err)
 }
 
+// StoredAccessPolicies returns a table's stored access policies (its ACL):
+// the auth.PolicyLookup of the verifier of table SAS tokens naming one.
+func (s *Service) StoredAccessPolicies(ctx context.Context, account, table string) ([]model.SignedIdentifier, error) {
+	info, err := s.store.GetTable(ctx, account, table)
+	return info.ACL, err
+}
+
 // SetTableACL replaces a table's stored access policies (at most 5).
 func (s *Service) SetTableACL(ctx context.Context, sc Scope, name string, acl []model.SignedIdentifier) error {
 	if err := tableNameForLookup(name); err != nil {
