@@ -1,0 +1,158 @@
+package serveproc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/internal/localproc"
+	"github.com/tablebridge/tablebridge/shared/auth"
+)
+
+// Stores are the stores Start can serve from, in the order tests run them.
+var Stores = []string{"bolt", "dynamodb"}
+
+// Server is one running `tablebridge serve`.
+type Server struct {
+	// Store is "bolt" or "dynamodb".
+	Store string
+	// URL is the root, http://127.0.0.1:PORT.
+	URL string
+	// AccountURL is devstoreaccount1's path-style endpoint.
+	AccountURL string
+	// ConnectionString is devstoreaccount1's, with the emulator's key.
+	ConnectionString string
+	// Account and Key are devstoreaccount1's name and base64 key.
+	Account, Key string
+}
+
+var build struct {
+	once   sync.Once
+	dir    string
+	binary string
+	err    error
+}
+
+// Binary builds cmd/tablebridge once per test binary and returns its path.
+// Main removes it.
+func Binary(t testing.TB) string {
+	t.Helper()
+	build.once.Do(func() {
+		root, err := localproc.ModuleRoot()
+		if err != nil {
+			build.err = err
+			return
+		}
+		if build.dir, build.err = os.MkdirTemp("", "tablebridge-e2e-*"); build.err != nil {
+			return
+		}
+		build.binary = filepath.Join(build.dir, "tablebridge")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", build.binary, "./cmd/tablebridge")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			build.err = fmt.Errorf("go build ./cmd/tablebridge: %w\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		t.Fatalf("serveproc: %v", build.err)
+	}
+	return build.binary
+}
+
+// Main runs the tests, then stops the DynamoDB Local a test may have
+// started and removes the built binary. Use it from TestMain:
+// os.Exit(serveproc.Main(m)).
+func Main(m *testing.M) int {
+	code := dynamolocal.Main(m)
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
+	return code
+}
+
+// Start runs `tablebridge serve` for the test over store ("bolt": a data
+// directory in t.TempDir(); "dynamodb": DynamoDB Local, which skips or fails
+// the test as dynamolocal.Endpoint does, with a table prefix of the test's
+// own). The server is stopped when the test ends; if the test failed, its
+// request log is logged.
+func Start(t testing.TB, store string) *Server {
+	t.Helper()
+	binary := Binary(t)
+	var storeArgs []string
+	switch store {
+	case "bolt":
+		storeArgs = []string{"-data", filepath.Join(t.TempDir(), "data")}
+	case "dynamodb":
+		storeArgs = []string{"-store", "dynamodb", "-dynamodb-endpoint", dynamolocal.Endpoint(t),
+			"-table-prefix", dynamolocal.UniqueName("e2e") + "-"}
+	default:
+		t.Fatalf("serveproc: unknown store %q", store)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := localproc.Start(ctx, localproc.Spec{
+		Name:      "tablebridge serve",
+		ErrPrefix: "serveproc",
+		Program:   binary,
+		Args: func(port int) []string {
+			return append([]string{"serve", "-listen", fmt.Sprintf("127.0.0.1:%d", port), "-log-requests"}, storeArgs...)
+		},
+		WorkDirPattern: "tablebridge-serve-*",
+		ProbePath:      "/",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Stop()
+		if t.Failed() {
+			t.Logf("tablebridge serve (%s) output:\n%s", store, p.Output())
+		}
+	})
+	dev := auth.DevStoreAccount()
+	s := &Server{Store: store, URL: p.URL, AccountURL: p.URL + "/" + dev.Name, Account: dev.Name, Key: auth.DevStoreAccountKey}
+	s.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", s.Account, s.Key, s.AccountURL)
+	return s
+}
+
+// Require returns the first of candidates (names or paths; empty ones are
+// ignored) that is an executable check accepts (for example: a Python
+// module imports; check may be nil), or stops the test: skipped loudly,
+// naming hint, on a developer machine, failed when CI is set.
+func Require(t testing.TB, what, hint string, check func(path string) error, candidates ...string) string {
+	t.Helper()
+	var problems []string
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		p, err := exec.LookPath(c)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		if check != nil {
+			if err := check(p); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", p, err))
+				continue
+			}
+		}
+		return p
+	}
+	msg := fmt.Sprintf("*** %s is not installed (%s): %s", what, strings.Join(problems, "; "), hint)
+	if os.Getenv(localproc.EnvCI) != "" {
+		t.Fatal(msg)
+	}
+	fmt.Fprintln(os.Stderr, msg) // t.Skip shows only with -v; say it regardless
+	t.Skip(msg)
+	return ""
+}
