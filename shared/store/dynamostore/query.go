@@ -16,14 +16,15 @@ import (
 
 // Queries. With a PartitionKey equality the store runs a Query on that
 // partition with the RowKey bounds (and the cursor) in the key condition, so
-// entities come in RowKey order. Otherwise it runs a Scan, which walks the
-// partitions in DynamoDB's hash order, not by PartitionKey; within a
-// partition entities still come in RowKey order. Match is evaluated exactly,
-// in Go, on every entity read; DynamoDB's Limit counts items read, so a page
-// keeps reading until Top entities match, the data ends, or the time
-// (QueryTimeBudget) or size (QueryByteBudget) budget runs out, and then may
-// hold fewer than Top entities with a continuation, as Azure's pages do.
-// All reads are strongly consistent.
+// entities come in RowKey order, read strongly consistently. Otherwise it
+// merges the shards of the order index (merge.go), in key order, or, on a
+// table without the index, runs a Scan, which walks the partitions in
+// DynamoDB's hash order, not by PartitionKey; within a partition entities
+// still come in RowKey order. Match is evaluated exactly, in Go, on every
+// entity read; DynamoDB's Limit counts items read, so a page keeps reading
+// until Top entities match, the data ends, or the time (QueryTimeBudget) or
+// size (QueryByteBudget) budget runs out, and then may hold fewer than Top
+// entities with a continuation, as Azure's pages do.
 
 // reader reads one DynamoDB page; scanned is the number of items DynamoDB
 // read for it (ScannedCount).

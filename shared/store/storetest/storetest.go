@@ -28,9 +28,11 @@ type options struct {
 }
 
 // PartitionsUnordered tells the suite that queries which span several
-// partitions return them in no particular order (DynamoDB's Scan walks
-// partitions by hash). Entities of one partition must still come together,
-// in RowKey order, and paging must still return each entity exactly once.
+// partitions return them in no particular order (the DynamoDB store's
+// unordered layout Scans, which walks partitions by hash). Entities of one
+// partition must still come together, in RowKey order, and paging must
+// still return each entity exactly once. Without it the suite asserts
+// (PartitionKey, RowKey) order for every query shape.
 func PartitionsUnordered() Option {
 	return func(o *options) { o.unorderedPartitions = true }
 }
