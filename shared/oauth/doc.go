@@ -15,11 +15,12 @@
 //     signature is NOT checked: anyone can mint such a token. The token is
 //     parsed with go-jose's unverified parse, never by hand.
 //   - Verified (NewVerified), for AWS and anything exposed: the signature is
-//     checked with the issuer's published keys (OpenID discovery and JWKS
-//     through github.com/coreos/go-oidc/v3, which caches the keys and
-//     fetches them again when a token names a key id it does not know, as
-//     after a rotation), RS256 or ES256, for configured issuers and
-//     audiences, with the same claim checks as basic mode.
+//     checked with the issuer's published keys (OpenID discovery through
+//     github.com/coreos/go-oidc/v3; the JWKS is cached and fetched again
+//     when a token names a key id it does not hold, as after a rotation,
+//     at most once per KeyRefresh, so forged tokens cannot make the server
+//     hammer the issuer), RS256 or ES256 (go-jose verifies), for configured
+//     issuers and audiences, with the same claim checks as basic mode.
 //
 // A refused token gets Azure's answer: 401 InvalidAuthenticationInfo with
 // the reason as AuthenticationErrorDetail ("Audience validation failed.

@@ -19,6 +19,7 @@ import (
 type Verified struct {
 	cfg     *Config
 	client  *http.Client
+	refresh time.Duration
 	issuers map[string]*issuer
 	first   *issuer
 }
@@ -28,11 +29,19 @@ type VerifiedOptions struct {
 	// HTTPClient fetches discovery documents and keys; a client with a
 	// 10 s timeout when nil.
 	HTTPClient *http.Client
+	// KeyRefresh is the least time between two fetches of an issuer's
+	// keys for tokens that name a key id it does not hold (after a
+	// rotation); DefaultKeyRefresh when 0.
+	KeyRefresh time.Duration
 }
 
+// DefaultKeyRefresh bounds how often forged tokens can make the server
+// fetch an issuer's keys: at most once per issuer per 10 s.
+const DefaultKeyRefresh = 10 * time.Second
+
 // issuer is one configured issuer, discovered on first use (or Discover)
-// and kept: go-oidc's key set caches the JWKS and fetches it again when a
-// token names an unknown key id.
+// and kept, with its key set (keySet: cached, fetched again for an unknown
+// key id).
 type issuer struct {
 	url string
 
@@ -63,7 +72,11 @@ func NewVerified(cfg *Config, opts VerifiedOptions) (*Verified, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
-	v := &Verified{cfg: cfg, client: client, issuers: make(map[string]*issuer)}
+	refresh := opts.KeyRefresh
+	if refresh == 0 {
+		refresh = DefaultKeyRefresh
+	}
+	v := &Verified{cfg: cfg, client: client, refresh: refresh, issuers: make(map[string]*issuer)}
 	for _, u := range cfg.Issuers {
 		is := &issuer{url: u, challenge: "Bearer authorization_uri=" + u + " resource_id=" + v.resourceID()}
 		if host, tenant, ok := entraIssuer(u); ok {
@@ -91,14 +104,14 @@ func (v *Verified) resourceID() string {
 func (v *Verified) Discover(ctx context.Context) error {
 	var errs []error
 	for _, u := range v.cfg.Issuers {
-		if _, err := v.issuers[u].get(ctx, v.client, v.resourceID()); err != nil {
+		if _, err := v.issuers[u].get(ctx, v); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (is *issuer) get(ctx context.Context, client *http.Client, resource string) (*oidc.IDTokenVerifier, error) {
+func (is *issuer) get(ctx context.Context, v *Verified) (*oidc.IDTokenVerifier, error) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	if is.verifier != nil {
@@ -107,17 +120,25 @@ func (is *issuer) get(ctx context.Context, client *http.Client, resource string)
 	if is.failure != nil && time.Since(is.failedAt) < rediscoverAfter {
 		return nil, is.failure
 	}
-	ctx, cancel := context.WithTimeout(oidc.ClientContext(ctx, client), 10*time.Second)
+	ctx, cancel := context.WithTimeout(oidc.ClientContext(ctx, v.client), 10*time.Second)
 	defer cancel()
 	p, err := oidc.NewProvider(ctx, is.url)
 	if err != nil {
 		is.failure, is.failedAt = fmt.Errorf("oauth: discover issuer %s: %w", is.url, err), time.Now()
 		return nil, is.failure
 	}
-	if _, _, entra := entraIssuer(is.url); !entra && p.Endpoint().AuthURL != "" {
-		is.challenge = "Bearer authorization_uri=" + p.Endpoint().AuthURL + " resource_id=" + resource
+	var meta struct {
+		JWKSURL string `json:"jwks_uri"`
 	}
-	is.verifier = p.Verifier(&oidc.Config{
+	if err := p.Claims(&meta); err != nil || meta.JWKSURL == "" {
+		is.failure, is.failedAt = fmt.Errorf("oauth: issuer %s publishes no jwks_uri", is.url), time.Now()
+		return nil, is.failure
+	}
+	if _, _, entra := entraIssuer(is.url); !entra && p.Endpoint().AuthURL != "" {
+		is.challenge = "Bearer authorization_uri=" + p.Endpoint().AuthURL + " resource_id=" + v.resourceID()
+	}
+	keys := &keySet{url: meta.JWKSURL, client: v.client, refresh: v.refresh}
+	is.verifier = oidc.NewVerifier(is.url, keys, &oidc.Config{
 		// Audience, nbf and exp are checked below, the same way as in basic
 		// mode: several audiences, and Shared Key's clock skew.
 		SkipClientIDCheck:    true,
@@ -143,7 +164,7 @@ func (v *Verified) VerifyToken(ctx context.Context, token string, r *auth.Reques
 	if !ok {
 		return nil, auth.BearerError(v.first.currentChallenge(), reasonIssuer)
 	}
-	verifier, err := is.get(ctx, v.client, v.resourceID())
+	verifier, err := is.get(ctx, v)
 	if err != nil {
 		// The keys cannot be had: a retryable server-side failure, not
 		// the client's fault.

@@ -43,7 +43,8 @@ func testVerifiedMode(t *testing.T, storeOpts []testserver.Option) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := oauth.NewVerified(cfg, oauth.VerifiedOptions{})
+	const refresh = 300 * time.Millisecond
+	v, err := oauth.NewVerified(cfg, oauth.VerifiedOptions{KeyRefresh: refresh})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,29 +194,44 @@ func testVerifiedMode(t *testing.T, storeOpts []testserver.Option) {
 	})
 
 	t.Run("KeyRotation", func(t *testing.T) {
-		// The keys are fetched once and cached...
+		writerToken := func(k *testissuer.Key) string { return iss.Token(t, k, testissuer.Claims{"oid": "writer"}) }
+		time.Sleep(refresh)
+		// The keys are cached: tokens of held keys, and forged tokens that
+		// name a held key, cost no fetch.
 		before := iss.JWKSFetches()
 		for i := range 3 {
-			if err := insert(client(iss.Token(t, rsa1, testissuer.Claims{"oid": "writer"})), orders, fmt.Sprintf("cached%d", i)); err != nil {
+			if err := insert(client(writerToken(rsa1)), orders, fmt.Sprintf("cached%d", i)); err != nil {
 				t.Fatal(err)
 			}
+			err := insert(client(writerToken(forged)), orders, fmt.Sprintf("forged%d", i))
+			wantRefusal(t, err, http.StatusUnauthorized, "InvalidAuthenticationInfo", "Signature validation failed.", challenge)
 		}
 		if got := iss.JWKSFetches(); got != before {
-			t.Errorf("%d key set fetches for tokens of known keys, want none", got-before)
+			t.Errorf("%d key set fetches for tokens naming held keys, want none", got-before)
 		}
-		// ...and fetched again when a token names a new key.
-		rsa2 := testissuer.NewKey(t, jose.RS256)
-		iss.SetKeys(rsa2, ec1)
-		if err := insert(client(iss.Token(t, rsa2, testissuer.Claims{"oid": "writer"})), orders, "rotated"); err != nil {
-			t.Fatalf("token of the new key: %v", err)
+		// Tokens naming unknown keys fetch at most once per refresh
+		// interval, however many arrive.
+		for range 5 {
+			err := insert(client(writerToken(testissuer.NewKey(t, jose.ES256))), orders, "unknown")
+			wantRefusal(t, err, http.StatusUnauthorized, "InvalidAuthenticationInfo", "Signature validation failed.", challenge)
 		}
 		if got := iss.JWKSFetches(); got != before+1 {
-			t.Errorf("%d key set fetches after the rotation, want 1", got-before)
+			t.Errorf("%d key set fetches for 5 tokens of unknown keys, want 1", got-before)
 		}
-		// The retired key no longer verifies.
-		err := insert(client(iss.Token(t, rsa1, testissuer.Claims{"oid": "writer"})), orders, "retired")
+		// A rotation: the first token of the new key fetches the keys.
+		rsa2 := testissuer.NewKey(t, jose.RS256)
+		iss.SetKeys(rsa2, ec1)
+		time.Sleep(refresh)
+		if err := insert(client(writerToken(rsa2)), orders, "rotated"); err != nil {
+			t.Fatalf("token of the new key: %v", err)
+		}
+		if got := iss.JWKSFetches(); got != before+2 {
+			t.Errorf("%d key set fetches after the rotation, want 2", got-before)
+		}
+		// The retired key no longer verifies; the kept one still does.
+		err := insert(client(writerToken(rsa1)), orders, "retired")
 		wantRefusal(t, err, http.StatusUnauthorized, "InvalidAuthenticationInfo", "Signature validation failed.", challenge)
-		if err := insert(client(iss.Token(t, ec1, testissuer.Claims{"oid": "writer"})), orders, "kept"); err != nil {
+		if err := insert(client(writerToken(ec1)), orders, "kept"); err != nil {
 			t.Errorf("token of the key kept across the rotation: %v", err)
 		}
 	})
