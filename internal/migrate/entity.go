@@ -3,7 +3,6 @@ package migrate
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
@@ -165,21 +164,4 @@ func ValidateKeepTimestamp(name string) error {
 		return fmt.Errorf("keep-timestamp: %q: %w", name, err)
 	}
 	return nil
-}
-
-// clock hands out destination Timestamps for writes straight into a store,
-// where no service assigns them: UTC, 100 ns ticks, strictly increasing, as
-// the service's own clock does (shared/tables).
-type clock struct {
-	now  func() time.Time
-	last time.Time
-}
-
-func (c *clock) next() time.Time {
-	t := c.now().UTC().Truncate(100 * time.Nanosecond)
-	if !t.After(c.last) {
-		t = c.last.Add(100 * time.Nanosecond)
-	}
-	c.last = t
-	return t
 }

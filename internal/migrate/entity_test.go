@@ -214,12 +214,3 @@ func TestValidateKeepTimestamp(t *testing.T) {
 		})
 	}
 }
-
-func TestClockIncreases(t *testing.T) {
-	fixed := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := clock{now: func() time.Time { return fixed }}
-	a, b := c.next(), c.next()
-	if !b.After(a) || b.Sub(a) != 100*time.Nanosecond {
-		t.Fatalf("next() = %v then %v, want one tick apart", a, b)
-	}
-}

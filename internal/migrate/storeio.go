@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
+	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 // Dest is where entities go.
@@ -28,14 +29,15 @@ type Dest interface {
 
 // StoreIO reads from and writes to a store.Store directly, without HTTP:
 // the bolt file of tablebridge serve, or the DynamoDB tables of a deployed
-// tablebridge. It validates every entity with shared/model as the service
-// would, and assigns Timestamps with its clock, as the service would.
+// tablebridge. It writes through the Table service (shared/tables), which
+// validates every entity and assigns Timestamps as for any request, and
+// reads the store directly, which takes a key range to split a table by.
 type StoreIO struct {
 	st      store.Store
+	svc     *tables.Service
+	scope   tables.Scope
 	account string
 	desc    string
-	mu      sync.Mutex
-	clock   clock
 }
 
 var (
@@ -53,10 +55,11 @@ func NewStoreIO(st store.Store, account, desc string, now func() time.Time) (*St
 	if account == "" {
 		return nil, errors.New("migrate: empty account name")
 	}
-	if now == nil {
-		now = time.Now
+	svc, err := tables.New(st, tables.Options{Now: now})
+	if err != nil {
+		return nil, err
 	}
-	return &StoreIO{st: st, account: account, desc: desc, clock: clock{now: now}}, nil
+	return &StoreIO{st: st, svc: svc, scope: tables.Scope{Account: account}, account: account, desc: desc}, nil
 }
 
 // Describe names the store and account.
@@ -111,11 +114,11 @@ func (s *StoreIO) ReadPage(ctx context.Context, table string, req PageRequest) (
 
 // EnsureTable creates the table; one that exists already is fine.
 func (s *StoreIO) EnsureTable(ctx context.Context, table string) error {
-	if err := model.ValidateTableName(table); err != nil {
-		return fmt.Errorf("create table %s: %w", table, err)
+	_, err := s.svc.CreateTable(ctx, s.scope, table)
+	if ae, ok := apierr.As(err); ok && ae.Code == apierr.TableAlreadyExists {
+		return nil
 	}
-	_, err := s.st.CreateTable(ctx, s.account, table)
-	if err != nil && !errors.Is(err, store.ErrTableExists) {
+	if err != nil {
 		return fmt.Errorf("create table %s: %w", table, err)
 	}
 	return nil
@@ -126,50 +129,29 @@ func (s *StoreIO) EnsureTable(ctx context.Context, table string) error {
 // would inside Azure's 4 MiB.
 const maxStoreWriteBytes = 2 << 20
 
-// Upsert writes entities with OpReplace and no condition (Insert Or
-// Replace), in atomic Writes of at most 100 entities and about 2 MiB, each
+// Upsert writes entities as Insert Or Replace transactions
+// (tables.ReplaceEntities) of at most 100 entities and about 2 MiB, each
 // with one new Timestamp, as Azure gives a whole transaction one.
 func (s *StoreIO) Upsert(ctx context.Context, table string, entities []*model.Entity) error {
-	ops := make([]store.Op, 0, min(len(entities), MaxBatch))
-	size := 0
-	flush := func() error {
-		if len(ops) == 0 {
-			return nil
-		}
-		s.mu.Lock()
-		ts := s.clock.next()
-		s.mu.Unlock()
-		for i := range ops {
-			ops[i].Entity.Timestamp = ts
-		}
-		err := s.st.Write(ctx, s.account, table, ops)
-		if err != nil {
-			var oe *store.OpError
-			if errors.As(err, &oe) && oe.Index >= 0 && oe.Index < len(ops) {
-				e := ops[oe.Index].Entity
-				err = fmt.Errorf("write %s (PartitionKey %q, RowKey %q): %w", table, e.PartitionKey, e.RowKey, err)
-			} else {
-				err = fmt.Errorf("write %s: %w", table, err)
+	for len(entities) > 0 {
+		n, size := 0, 0
+		for n < len(entities) && n < MaxBatch {
+			es := model.EntitySize(entities[n])
+			if n > 0 && size+es > maxStoreWriteBytes {
+				break
 			}
+			size += es
+			n++
 		}
-		ops, size = ops[:0], 0
-		return err
-	}
-	for _, e := range entities {
-		if err := model.ValidateEntity(e); err != nil {
-			return fmt.Errorf("entity (PartitionKey %q, RowKey %q) of %s: %w", e.PartitionKey, e.RowKey, table, err)
-		}
-		n := model.EntitySize(e)
-		if len(ops) == MaxBatch || (len(ops) > 0 && size+n > maxStoreWriteBytes) {
-			if err := flush(); err != nil {
-				return err
+		if err := s.svc.ReplaceEntities(ctx, s.scope, table, entities[:n]); err != nil {
+			var be *tables.BatchError
+			if errors.As(err, &be) && be.Index >= 0 && be.Index < n {
+				e := entities[be.Index]
+				return fmt.Errorf("write %s (PartitionKey %q, RowKey %q): %w", table, e.PartitionKey, e.RowKey, be.Err)
 			}
+			return fmt.Errorf("write %s: %w", table, err)
 		}
-		// The store keeps the entity it is given; a copy leaves the
-		// caller's Timestamp alone.
-		c := *e
-		ops = append(ops, store.Op{Kind: store.OpReplace, Cond: store.CondNone, Entity: &c})
-		size += n
+		entities = entities[n:]
 	}
-	return flush()
+	return nil
 }
