@@ -19,6 +19,8 @@ type dynamoFlags struct {
 	region   string
 	prefix   string
 	layout   string
+	// timeout bounds each DynamoDB request, retries included.
+	timeout time.Duration
 }
 
 func (d *dynamoFlags) register(fs *flag.FlagSet) {
@@ -27,6 +29,7 @@ func (d *dynamoFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.prefix, "table-prefix", "tablebridge-", "prefix of every DynamoDB table tablebridge creates")
 	fs.StringVar(&d.layout, "dynamodb-layout", string(dynamostore.LayoutOrdered),
 		"layout of new tables: ordered (an index answers queries across partitions in key order) or unordered (such queries Scan)")
+	fs.DurationVar(&d.timeout, "dynamodb-timeout", 10*time.Second, "longest wait for one DynamoDB request, retries included")
 }
 
 func (d *dynamoFlags) describe() string {
@@ -63,7 +66,7 @@ func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error
 	if err != nil {
 		return nil, err
 	}
-	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: d.prefix, Layout: layout})
+	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: d.prefix, Layout: layout, RequestTimeout: d.timeout})
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb store: %w", err)
 	}

@@ -46,7 +46,7 @@ func startServeConfig(t testing.TB, ctx context.Context, cfg serveConfig) (strin
 			return m, done
 		}
 	}
-	t.Fatalf("serve printed no connection string: %v", sc.Err())
+	t.Fatalf("serve printed no connection string: %v (serve: %v)", sc.Err(), <-done)
 	return "", nil
 }
 

@@ -123,3 +123,6 @@ func (i *Instance) Done() <-chan struct{} { return i.proc.Done() }
 
 // Output returns the tail of the process's stdout and stderr, for diagnostics.
 func (i *Instance) Output() string { return i.proc.Output() }
+
+// Signal sends sig to the process (see localproc.Process.Signal).
+func (i *Instance) Signal(sig os.Signal) error { return i.proc.Signal(sig) }

@@ -77,3 +77,19 @@ func UniqueName(prefix string) string {
 }
 
 var uniqueCounter atomic.Int64
+
+// Private starts a DynamoDB Local of t's own, stopped when t ends, for tests
+// that freeze, kill or empty it: never do that to the shared one. It skips
+// or fails t as Endpoint does when DynamoDB Local is not installed.
+func Private(t testing.TB) *Instance {
+	t.Helper()
+	inst, err := Start(context.Background())
+	if errors.Is(err, ErrNotInstalled) && os.Getenv(EnvCI) == "" {
+		t.Skipf("DynamoDB Local is not installed: %v (%s)", err, installHint)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(inst.Stop)
+	return inst
+}

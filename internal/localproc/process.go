@@ -206,3 +206,12 @@ func FreePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// Signal sends sig to the process, for tests that inject faults (SIGSTOP
+// freezes a server with its connections open, SIGCONT resumes it).
+func (p *Process) Signal(sig os.Signal) error {
+	if p.cmd.Process == nil {
+		return errors.New("localproc: process not started")
+	}
+	return p.cmd.Process.Signal(sig)
+}

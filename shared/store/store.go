@@ -29,8 +29,13 @@ var (
 	ErrKeyTooLong = errors.New("store: key too long for this store")
 	// ErrBusy: the backend throttled the request; the client should retry.
 	ErrBusy = errors.New("store: busy")
-	// ErrUnavailable: the backend could not be reached in time.
+	// ErrUnavailable: the backend could not be reached in time; nothing
+	// was applied.
 	ErrUnavailable = errors.New("store: unavailable")
+	// ErrOutcomeUnknown: a write went out but its answer did not come back
+	// (a timeout or a broken connection after sending). It may or may not
+	// have been applied; the client must read to know.
+	ErrOutcomeUnknown = errors.New("store: outcome of the write unknown")
 )
 
 // OpError locates a failed operation within a Write.

@@ -103,6 +103,12 @@ func storeError(err error) error {
 	case errors.Is(err, store.ErrKeyTooLong):
 		return &apierr.Error{Code: apierr.OutOfRangeInput, Err: err,
 			Detail: "The key is longer than this deployment's storage can index (DynamoDB: 2048 bytes of UTF-8 for PartitionKey, 1024 for RowKey)."}
+	case errors.Is(err, store.ErrOutcomeUnknown):
+		// 503 ServerBusy tells Azure clients the operation was not
+		// performed; a write that may have been is Azure's 500
+		// OperationTimedOut.
+		return &apierr.Error{Code: apierr.RequestTimeout, Err: err,
+			Detail: "The storage backend did not confirm the write: it may or may not have been applied."}
 	case errors.Is(err, store.ErrBusy):
 		code = apierr.ServerBusy
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):

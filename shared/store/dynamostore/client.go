@@ -1,6 +1,7 @@
 package dynamostore
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -34,4 +35,57 @@ func Configure(o *dynamodb.Options) {
 	})
 	o.RetryMaxAttempts = 0 // Retryer decides
 	o.RetryMode = aws.RetryModeStandard
+}
+
+// singleWriteRetryer retries a PutItem, UpdateItem or DeleteItem only when
+// it was surely not applied: throttled, or never sent (no connection). Sent
+// again after it may have been applied, a conditional write meets its own
+// result: an insert finds the entity it created (409 EntityAlreadyExists),
+// an If-Match update the ETag it set (412), a delete no entity (404). So
+// after a timeout or a broken connection the store answers that the
+// outcome is unknown (500 OperationTimedOut, see mapWriteErr) and leaves
+// the retry to the client, which can read first. TransactWriteItems keeps
+// the client's retryer: the SDK gives each call one ClientRequestToken,
+// which makes DynamoDB apply its retries at most once.
+var singleWriteRetryer = retry.NewStandard(func(so *retry.StandardOptions) {
+	so.MaxAttempts = retryMaxAttempts
+	so.MaxBackoff = retryMaxBackoff
+	so.RateLimiter = ratelimit.None
+	so.Retryables = []retry.IsErrorRetryable{
+		retry.NoRetryCanceledError{},
+		retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+			return aws.BoolTernary(throttleCodes[apiCode(err)] || notSent(err))
+		}),
+	}
+})
+
+// writeAttempts watches the attempts of one write call: whether any of them
+// may have reached DynamoDB, which decides what a failure means (see
+// mapWriteErr).
+type writeAttempts struct{ maybeSent atomic.Bool }
+
+// single is the per-call option of a single-item write: singleWriteRetryer,
+// watched.
+func (w *writeAttempts) single(o *dynamodb.Options) {
+	o.Retryer = attemptWatcher{Retryer: singleWriteRetryer, attempts: w}
+}
+
+// transaction is the per-call option of TransactWriteItems: the client's
+// retryer, watched.
+func (w *writeAttempts) transaction(o *dynamodb.Options) {
+	o.Retryer = attemptWatcher{Retryer: o.Retryer, attempts: w}
+}
+
+// attemptWatcher sees the error of every failed attempt: the SDK's retry
+// middleware asks IsErrorRetryable about each one.
+type attemptWatcher struct {
+	aws.Retryer
+	attempts *writeAttempts
+}
+
+func (r attemptWatcher) IsErrorRetryable(err error) bool {
+	if !surelyNotApplied(err) {
+		r.attempts.maybeSent.Store(true)
+	}
+	return r.Retryer.IsErrorRetryable(err)
 }

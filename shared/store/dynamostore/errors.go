@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -84,3 +85,54 @@ func isConditionFailed(err error) (item, bool) {
 }
 
 func isCode(err error, code string) bool { return apiCode(err) == code }
+
+// mapWriteErr is mapErr for a write, whose failure must tell the client
+// whether it was applied: Azure's 503 ServerBusy means "not performed",
+// its 500 OperationTimedOut that the outcome is unknown.
+//   - When no attempt may have reached DynamoDB (maybeSent false: each
+//     was throttled, refused, or never sent, and the time ran out between
+//     them), nothing was applied: mapErr's mapping, 503 for a deadline.
+//   - Throttling and refused connections are 503 as well, and other API
+//     errors (validation, a missing table) keep mapErr's mapping.
+//   - Anything else after a request may have been sent (a timeout, a
+//     reset connection, DynamoDB's 500 InternalServerError, which AWS
+//     documents as "may or may not have succeeded") is
+//     store.ErrOutcomeUnknown: 500 OperationTimedOut.
+func mapWriteErr(op string, err error, maybeSent bool) error {
+	if err == nil || !maybeSent || surelyNotApplied(err) {
+		return mapErr(op, err)
+	}
+	var quota ratelimit.QuotaExceededError
+	if errors.As(err, &quota) {
+		return mapErr(op, err)
+	}
+	return fmt.Errorf("dynamostore: %s: DynamoDB did not confirm the write: %w: %w", op, store.ErrOutcomeUnknown, err)
+}
+
+// surelyNotApplied reports whether the failed attempt err cannot have
+// changed anything: DynamoDB answered with a client error (throttling, a
+// failed condition, validation), or the request never left.
+func surelyNotApplied(err error) bool {
+	return (apiCode(err) != "" && !serverFault(err)) || notSent(err)
+}
+
+// notSent reports whether err shows the request never reached DynamoDB: the
+// connection could not be made (refused, unreachable, no such host), or the
+// request was cancelled or timed out while the SDK still waited to send it.
+func notSent(err error) bool {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return strings.Contains(err.Error(), "connection refused")
+}
+
+// serverFault reports whether err is a 5xx answer of DynamoDB's.
+func serverFault(err error) bool {
+	var re *smithyhttp.ResponseError
+	return errors.As(err, &re) && re.HTTPStatusCode() >= 500
+}

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -206,5 +209,86 @@ func TestIsItemTooLarge(t *testing.T) {
 	}
 	if isItemTooLarge(op(&smithy.GenericAPIError{Code: "ThrottlingException", Message: "Item size to update has exceeded the maximum allowed size"})) {
 		t.Error("a throttling error taken for a size error")
+	}
+}
+
+// TestMapWriteErr: 503 (ErrBusy, ErrUnavailable) only for what surely was
+// not applied; whatever may have been is ErrOutcomeUnknown (500
+// OperationTimedOut).
+func TestMapWriteErr(t *testing.T) {
+	op := func(err error) error {
+		return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "PutItem", Err: err}
+	}
+	serverError := func(status int, err error) error {
+		return &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: &http.Response{StatusCode: status}}, Err: err}
+	}
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"Throttling", op(&smithy.GenericAPIError{Code: "ThrottlingException"}), store.ErrBusy},
+		{"ProvisionedThroughputExceeded", op(serverError(400, &types.ProvisionedThroughputExceededException{})), store.ErrBusy},
+		{"ConnectionRefused", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}}), store.ErrUnavailable},
+		{"DNS", op(&net.DNSError{Err: "no such host", Name: "dynamodb.invalid"}), store.ErrUnavailable},
+		{"ResourceNotFound", op(&types.ResourceNotFoundException{}), store.ErrTableNotFound},
+		{"Deadline", op(context.DeadlineExceeded), store.ErrOutcomeUnknown},
+		{"Canceled", op(context.Canceled), store.ErrOutcomeUnknown},
+		{"ReadTimeout", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}}), store.ErrOutcomeUnknown},
+		{"ConnectionReset", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}), store.ErrOutcomeUnknown},
+		{"InternalServerError", op(serverError(500, &types.InternalServerError{})), store.ErrOutcomeUnknown},
+		{"Validation", op(serverError(400, &smithy.GenericAPIError{Code: "ValidationException", Message: "bad"})), nil},
+	}
+	sentinels := []error{store.ErrBusy, store.ErrUnavailable, store.ErrTableNotFound, store.ErrOutcomeUnknown}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := mapWriteErr("write entity", c.err, true)
+			for _, s := range sentinels {
+				if is := errors.Is(got, s); is != (s == c.want) {
+					t.Errorf("errors.Is(%v, %v) = %t", got, s, is)
+				}
+			}
+		})
+	}
+	// Time ran out between attempts none of which may have been sent (each
+	// refused, say): nothing was applied.
+	if got := mapWriteErr("write entity", op(context.DeadlineExceeded), false); !errors.Is(got, store.ErrUnavailable) {
+		t.Errorf("deadline with nothing sent: %v, want ErrUnavailable", got)
+	}
+}
+
+// The retryer of single writes sends again only what surely was not
+// applied.
+func TestSingleWriteRetryer(t *testing.T) {
+	cases := []struct {
+		name  string
+		err   error
+		retry bool
+	}{
+		{"Throttling", &smithy.GenericAPIError{Code: "ThrottlingException"}, true},
+		{"ConnectionRefused", &smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}}, true},
+		{"ReadTimeout", &smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}}, false},
+		{"ConnectionReset", &smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}, false},
+		{"InternalServerError", &types.InternalServerError{}, false},
+		{"Canceled", &aws.RequestCanceledError{Err: context.Canceled}, false},
+	}
+	for _, c := range cases {
+		if got := singleWriteRetryer.IsErrorRetryable(c.err); got != c.retry {
+			t.Errorf("%s: retryable %t, want %t", c.name, got, c.retry)
+		}
+	}
+}
+
+func TestAttemptWatcher(t *testing.T) {
+	var w writeAttempts
+	r := attemptWatcher{Retryer: singleWriteRetryer, attempts: &w}
+	r.IsErrorRetryable(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}})
+	r.IsErrorRetryable(&smithy.GenericAPIError{Code: "ThrottlingException"})
+	if w.maybeSent.Load() {
+		t.Fatal("a refused and a throttled attempt count as maybe sent")
+	}
+	r.IsErrorRetryable(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}})
+	if !w.maybeSent.Load() {
+		t.Fatal("a reset connection does not count as maybe sent")
 	}
 }

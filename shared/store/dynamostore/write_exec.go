@@ -30,6 +30,7 @@ type failure struct {
 func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem, owner int) ([]failure, error) {
 	cctx, cancel := s.call(ctx)
 	defer cancel()
+	var attempts writeAttempts
 	var err error
 	switch {
 	case a.Put != nil:
@@ -40,7 +41,7 @@ func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem, owner i
 			ExpressionAttributeNames:            a.Put.ExpressionAttributeNames,
 			ExpressionAttributeValues:           a.Put.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: a.Put.ReturnValuesOnConditionCheckFailure,
-		})
+		}, attempts.single)
 	case a.Update != nil:
 		_, err = s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{
 			TableName:                           a.Update.TableName,
@@ -50,7 +51,7 @@ func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem, owner i
 			ExpressionAttributeNames:            a.Update.ExpressionAttributeNames,
 			ExpressionAttributeValues:           a.Update.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailure(a.Update.ReturnValuesOnConditionCheckFailure),
-		})
+		}, attempts.single)
 	case a.Delete != nil:
 		_, err = s.db.DeleteItem(cctx, &dynamodb.DeleteItemInput{
 			TableName:                           a.Delete.TableName,
@@ -59,7 +60,7 @@ func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem, owner i
 			ExpressionAttributeNames:            a.Delete.ExpressionAttributeNames,
 			ExpressionAttributeValues:           a.Delete.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: a.Delete.ReturnValuesOnConditionCheckFailure,
-		})
+		}, attempts.single)
 	}
 	if err == nil {
 		return nil, nil
@@ -73,7 +74,7 @@ func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem, owner i
 	if isCode(err, "TransactionConflictException") {
 		return []failure{{op: owner, conflict: true}}, nil
 	}
-	return nil, mapErr("write entity", err)
+	return nil, mapWriteErr("write entity", err, attempts.maybeSent.Load())
 }
 
 // isItemTooLarge recognizes DynamoDB's answers to an update too large for
@@ -89,7 +90,8 @@ func isItemTooLarge(err error) bool {
 func (s *Store) writeTransaction(ctx context.Context, actions []types.TransactWriteItem, owners []int) ([]failure, error) {
 	cctx, cancel := s.call(ctx)
 	defer cancel()
-	_, err := s.db.TransactWriteItems(cctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions})
+	var attempts writeAttempts
+	_, err := s.db.TransactWriteItems(cctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions}, attempts.transaction)
 	if err == nil {
 		return nil, nil
 	}
@@ -98,7 +100,7 @@ func (s *Store) writeTransaction(ctx context.Context, actions []types.TransactWr
 		if isCode(err, "TransactionConflictException") {
 			return []failure{{op: owners[0], conflict: true}}, nil
 		}
-		return nil, mapErr("write entities", err)
+		return nil, mapWriteErr("write entities", err, attempts.maybeSent.Load())
 	}
 	byOp := map[int]failure{}
 	for j, r := range tce.CancellationReasons {

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/shared/auth"
+)
+
+// startDynamoServe runs serve on DynamoDB Local at endpoint, with a short
+// DynamoDB timeout, and returns the server and an SDK client that does not
+// retry.
+func startDynamoServe(t *testing.T, endpoint string) (*limitedServer, *aztables.ServiceClient) {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
+		dynamo: dynamoFlags{endpoint: endpoint, prefix: dynamolocal.UniqueName("faults") + "-", timeout: time.Second}}
+	connStr, done := startServeConfig(t, ctx, cfg)
+	t.Cleanup(func() {
+		stop()
+		<-done
+	})
+	svc, err := aztables.NewServiceClientFromConnectionString(connStr, &aztables.ClientOptions{
+		ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpointURL := regexp.MustCompile(`TableEndpoint=([^;]+)`).FindStringSubmatch(connStr)[1]
+	return &limitedServer{endpoint: endpointURL}, svc
+}
+
+// warmUp has a fresh DynamoDB Local create a table and write to it once,
+// so the JVM's first, slow, requests do not run into the test's short
+// DynamoDB timeout.
+func warmUp(t *testing.T, endpoint string) {
+	t.Helper()
+	ctx := dynamolocal.Context(t, time.Minute)
+	db := dynamolocal.NewClient(endpoint)
+	name := aws.String("warmup")
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            name,
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("k"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("k"), KeyType: types.KeyTypeHash}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: name,
+			Item: map[string]types.AttributeValue{"k": &types.AttributeValueMemberS{Value: fmt.Sprint(i)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type answeredInsert struct {
+	rowKey string
+	status int
+	code   string
+}
+
+// insert sends one Insert Entity, signed, without any retry.
+func (s *limitedServer) insert(t *testing.T, client *http.Client, rowKey string) answeredInsert {
+	body := fmt.Sprintf(`{"PartitionKey":"p","RowKey":%q,"V":1}`, rowKey)
+	req := s.signed(t, http.MethodPost, "/faults", []byte(body))
+	req.Header.Set("Prefer", "return-no-content")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Errorf("insert %s: %v", rowKey, err)
+		return answeredInsert{rowKey: rowKey}
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return answeredInsert{rowKey: rowKey, status: resp.StatusCode, code: resp.Header.Get("x-ms-error-code")}
+}
+
+// TestServeDynamoDBFrozenWrites is issue 12 row 10 over the real server: a
+// DynamoDB Local of the test's own is frozen (SIGSTOP) while inserts run.
+// 503 ServerBusy tells Azure clients the operation was not performed, so
+// no insert answered 503 may be stored; an insert whose request went out
+// and got no answer is 500 OperationTimedOut, and may or may not be. Once
+// DynamoDB Local is gone (connection refused), inserts are 503: surely not
+// applied.
+func TestServeDynamoDBFrozenWrites(t *testing.T) {
+	inst := dynamolocal.Private(t)
+	warmUp(t, inst.Endpoint)
+	s, svc := startDynamoServe(t, inst.Endpoint)
+	ctx := context.Background()
+	if _, err := svc.CreateTable(ctx, "faults", nil); err != nil {
+		t.Fatal(err)
+	}
+
+	var (
+		mu       sync.Mutex
+		answered []answeredInsert
+		wg       sync.WaitGroup
+	)
+	stopWriters := make(chan struct{})
+	client := &http.Client{Timeout: 30 * time.Second}
+	for w := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stopWriters:
+					return
+				default:
+				}
+				a := s.insert(t, client, fmt.Sprintf("w%d-%05d", w, i))
+				mu.Lock()
+				answered = append(answered, a)
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := inst.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond) // two rounds of the 1 s DynamoDB timeout
+	if err := inst.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	close(stopWriters)
+	wg.Wait()
+
+	// What the frozen DynamoDB Local had received, it applies once thawed;
+	// the reads below are strongly consistent and come after.
+	table := svc.NewClient("faults")
+	counts := map[string]int{}
+	for _, a := range answered {
+		key := fmt.Sprintf("%d %s", a.status, a.code)
+		counts[key]++
+		_, err := table.GetEntity(ctx, "p", a.rowKey, nil)
+		stored := err == nil
+		switch {
+		case a.status == http.StatusNoContent && !stored:
+			t.Errorf("insert %s answered 204 but not stored (%v)", a.rowKey, err)
+		case a.status == http.StatusServiceUnavailable && stored:
+			t.Errorf("insert %s answered 503 %s but stored", a.rowKey, a.code)
+		case a.status == http.StatusNoContent, a.status == http.StatusServiceUnavailable && a.code == "ServerBusy":
+		case a.status == http.StatusInternalServerError && a.code == "OperationTimedOut":
+		default:
+			t.Errorf("insert %s answered %d %s", a.rowKey, a.status, a.code)
+		}
+	}
+	t.Logf("answers while DynamoDB Local froze: %v", counts)
+	if counts["500 OperationTimedOut"] == 0 {
+		t.Errorf("no insert answered 500 OperationTimedOut while DynamoDB Local was frozen: %v", counts)
+	}
+
+	inst.Stop()
+	if a := s.insert(t, client, "after-kill"); a.status != http.StatusServiceUnavailable || a.code != "ServerBusy" {
+		t.Errorf("insert with DynamoDB Local gone: %d %s, want 503 ServerBusy", a.status, a.code)
+	}
+}
