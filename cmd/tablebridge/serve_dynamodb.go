@@ -66,7 +66,10 @@ func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error
 	if err != nil {
 		return nil, err
 	}
-	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: d.prefix, Layout: layout, RequestTimeout: d.timeout})
+	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: d.prefix, Layout: layout, RequestTimeout: d.timeout,
+		// A DynamoDB Local restarted in memory loses the catalog; serve
+		// makes it again as at first start.
+		RecreateCatalog: true})
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb store: %w", err)
 	}

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 // startDynamoServe runs serve on DynamoDB Local at endpoint, with a short
@@ -168,5 +172,68 @@ func TestServeDynamoDBFrozenWrites(t *testing.T) {
 	inst.Stop()
 	if a := s.insert(t, client, "after-kill"); a.status != http.StatusServiceUnavailable || a.code != "ServerBusy" {
 		t.Errorf("insert with DynamoDB Local gone: %d %s, want 503 ServerBusy", a.status, a.code)
+	}
+}
+
+// TestServeDynamoDBCatalogLost is issue 12 row 11 over the real server:
+// DynamoDB loses every table (restarted empty); serve re-creates the
+// catalog as at first start, answering the request that found it missing
+// 503 ServerBusy, and the next requests work without a restart.
+func TestServeDynamoDBCatalogLost(t *testing.T) {
+	endpoint := dynamolocal.Endpoint(t)
+	prefix := dynamolocal.UniqueName("lost") + "-"
+	ctx, stop := context.WithCancel(context.Background())
+	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
+		dynamo: dynamoFlags{endpoint: endpoint, prefix: prefix, timeout: 10 * time.Second}}
+	connStr, done := startServeConfig(t, ctx, cfg)
+	defer func() {
+		stop()
+		<-done
+	}()
+	svc, err := aztables.NewServiceClientFromConnectionString(connStr, &aztables.ClientOptions{
+		ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateTable(ctx, "Before", nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// Every table of this server goes, as in a DynamoDB restarted empty.
+	// (A client built as serve builds its own: DynamoDB Local keeps one
+	// database per access key.)
+	db, err := dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: endpoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Names sort, so this server's tables come right after its prefix.
+	tables, err := db.ListTables(ctx, &dynamodb.ListTablesInput{ExclusiveStartTableName: aws.String(prefix)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleted := 0
+	for _, name := range tables.TableNames {
+		if strings.HasPrefix(name, prefix) {
+			if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
+				t.Fatal(err)
+			}
+			deleted++
+		}
+	}
+	if deleted != 2 {
+		t.Fatalf("deleted %d tables, want the catalog and Before's", deleted)
+	}
+
+	_, err = svc.NewListTablesPager(nil).NextPage(ctx)
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != http.StatusServiceUnavailable || re.ErrorCode != "ServerBusy" {
+		t.Fatalf("list tables with the catalog gone: %v, want 503 ServerBusy", err)
+	}
+	if _, err := svc.CreateTable(ctx, "After", nil); err != nil {
+		t.Fatalf("create table once the catalog is re-created: %v", err)
+	}
+	page, err := svc.NewListTablesPager(nil).NextPage(ctx)
+	if err != nil || len(page.Tables) != 1 || *page.Tables[0].Name != "After" {
+		t.Fatalf("list tables: %+v, %v", page.Tables, err)
 	}
 }

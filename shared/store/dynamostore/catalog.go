@@ -61,7 +61,7 @@ func (s *Store) GetTable(ctx context.Context, account, table string) (store.Tabl
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return store.TableInfo{}, s.catalogErr("get table", err)
+		return store.TableInfo{}, s.catalogErr(ctx, "get table", err)
 	}
 	if out.Item == nil || stringAttr(out.Item, catState) != stateActive {
 		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
@@ -77,13 +77,31 @@ func tableInfo(it item) (store.TableInfo, error) {
 	return store.TableInfo{Name: stringAttr(it, catName), ACL: acl}, nil
 }
 
-// catalogErr maps errors of catalog requests: a missing catalog table is a
-// broken deployment, not a missing Azure table.
-func (s *Store) catalogErr(op string, err error) error {
-	if isCode(err, "ResourceNotFoundException") {
-		return fmt.Errorf("dynamostore: %s: the catalog table %s does not exist", op, s.opts.CatalogTable)
+// catalogErr maps errors of catalog requests. A missing catalog table is a
+// broken deployment, not a missing Azure table: DynamoDB lost it (deleted,
+// or restored or restarted empty), and with it the list of tables. The error
+// names the table and what to do, wraps store.ErrUnavailable (503: nothing
+// was done), and the store keeps no state about it, so requests succeed
+// again as soon as the table is back, without a restart. With
+// Options.RecreateCatalog the store re-creates it empty at once, as New does
+// at first start.
+func (s *Store) catalogErr(ctx context.Context, op string, err error) error {
+	if !isCode(err, "ResourceNotFoundException") {
+		return mapErr(op, err)
 	}
-	return mapErr(op, err)
+	name := s.opts.CatalogTable
+	if !s.opts.RecreateCatalog {
+		return fmt.Errorf("dynamostore: %s: the catalog table %s does not exist: DynamoDB lost it (deleted, or restored or restarted empty). "+
+			"Restore it (point-in-time recovery), or redeploy the stack to create it empty; requests succeed again once it is back: %w",
+			op, name, store.ErrUnavailable)
+	}
+	s.recreating.Lock()
+	defer s.recreating.Unlock()
+	if cerr := s.ensureCatalog(ctx); cerr != nil {
+		return fmt.Errorf("dynamostore: %s: the catalog table %s does not exist, and re-creating it failed: %w", op, name, cerr)
+	}
+	return fmt.Errorf("dynamostore: %s: the catalog table %s did not exist (DynamoDB lost it, and the list of tables with it); "+
+		"it has been re-created empty, as at first start: %w", op, name, store.ErrUnavailable)
 }
 
 // QueryTables lists an account's active tables in lower-cased name order:
@@ -122,7 +140,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 		out, err := s.db.Query(cctx, in)
 		cancel()
 		if err != nil {
-			return store.TablePage{}, s.catalogErr("query tables", err)
+			return store.TablePage{}, s.catalogErr(ctx, "query tables", err)
 		}
 		for i, it := range out.Items {
 			lower := strings.TrimPrefix(stringAttr(it, catKey), tableKeyPrefix)
@@ -179,7 +197,7 @@ func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []mo
 		if _, ok := isConditionFailed(err); ok {
 			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 		}
-		return s.catalogErr("set table ACL", err)
+		return s.catalogErr(ctx, "set table ACL", err)
 	}
 	return nil
 }
@@ -243,7 +261,7 @@ func (s *Store) GetServiceProperties(ctx context.Context, account string) ([]byt
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return nil, s.catalogErr("get service properties", err)
+		return nil, s.catalogErr(ctx, "get service properties", err)
 	}
 	doc, ok := out.Item[catDoc].(*types.AttributeValueMemberB)
 	if !ok {
@@ -263,7 +281,7 @@ func (s *Store) SetServiceProperties(ctx context.Context, account string, doc []
 	cctx, cancel := s.call(ctx)
 	defer cancel()
 	if _, err := s.db.PutItem(cctx, &dynamodb.PutItemInput{TableName: aws.String(s.opts.CatalogTable), Item: it}); err != nil {
-		return s.catalogErr("set service properties", err)
+		return s.catalogErr(ctx, "set service properties", err)
 	}
 	return nil
 }

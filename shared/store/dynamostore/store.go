@@ -58,6 +58,12 @@ type Options struct {
 	// "Ordered layout"). Default LayoutOrdered. Queries use the index of any
 	// table that has it, whatever the layout.
 	Layout Layout
+	// RecreateCatalog re-creates the catalog table, empty, when a request
+	// finds it missing, as New does at first start: for the local server,
+	// whose DynamoDB Local may be restarted in memory. Off on Lambda, where
+	// the catalog is a stack resource with point-in-time recovery and
+	// re-creating it empty would hide its loss (see catalogErr).
+	RecreateCatalog bool
 }
 
 func (o Options) withDefaults() Options {
@@ -89,6 +95,8 @@ type Store struct {
 	// noIndex maps a physical table found without a usable order index to
 	// the time.Time until which its queries Scan (see merge.go).
 	noIndex sync.Map
+	// recreating serializes re-creations of a lost catalog table.
+	recreating sync.Mutex
 }
 
 var _ store.Store = (*Store)(nil)

@@ -79,7 +79,7 @@ func (s *Store) claimTable(ctx context.Context, account, table, phys, marker str
 	}
 	old, ok := isConditionFailed(err)
 	if !ok {
-		return false, s.catalogErr("create table", err)
+		return false, s.catalogErr(ctx, "create table", err)
 	}
 	switch stringAttr(old, catState) {
 	case stateDeleting:
@@ -117,7 +117,7 @@ func (s *Store) takeOver(ctx context.Context, account, table, phys, marker, oldM
 		return false, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableExists)
 	}
 	if err != nil {
-		return false, s.catalogErr("create table", err)
+		return false, s.catalogErr(ctx, "create table", err)
 	}
 	return true, nil
 }
@@ -182,7 +182,7 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 		return fmt.Errorf("dynamostore: table %q was taken over by another create: %w", table, store.ErrTableExists)
 	}
 	if err != nil {
-		return s.catalogErr("create table", err)
+		return s.catalogErr(ctx, "create table", err)
 	}
 	return nil
 }
@@ -273,7 +273,7 @@ func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
 		return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 	}
 	if err != nil {
-		return s.catalogErr("delete table", err)
+		return s.catalogErr(ctx, "delete table", err)
 	}
 	if err := s.deletePhysical(ctx, stringAttr(out.Attributes, catPhysical)); err != nil {
 		return err
@@ -306,5 +306,5 @@ func (s *Store) removeDeleted(ctx context.Context, account, table string) error 
 	if _, ok := isConditionFailed(err); ok || err == nil {
 		return nil
 	}
-	return s.catalogErr("delete table", err)
+	return s.catalogErr(ctx, "delete table", err)
 }

@@ -1,0 +1,83 @@
+package dynamostore
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// loseCatalog deletes the store's catalog table behind its back, as a
+// DynamoDB restarted empty would, and waits until it is gone.
+func loseCatalog(t *testing.T, s *Store) {
+	t.Helper()
+	ctx := dynamolocal.Context(t, testTimeout)
+	db := dynamolocal.Client(t)
+	name := aws.String(s.opts.CatalogTable)
+	if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: name}); err != nil {
+		t.Fatal(err)
+	}
+	w := dynamodb.NewTableNotExistsWaiter(db)
+	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: name}, testTimeout); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 12 row 11: with the catalog gone, every catalog operation fails with
+// an error that names the catalog table and says what to do, as 503 (not
+// performed); once the table is back, the same Store works again.
+func TestLostCatalogRecoversWhenBack(t *testing.T) {
+	s := newTestStore(t)
+	env := newEnv(t, s)
+	loseCatalog(t, s)
+
+	_, err := s.QueryTables(env.ctx, env.account, store.TableQuery{})
+	if !errors.Is(err, store.ErrUnavailable) || !strings.Contains(err.Error(), s.opts.CatalogTable) ||
+		!strings.Contains(err.Error(), "Restore it") {
+		t.Fatalf("QueryTables without a catalog: %v", err)
+	}
+	if _, err := s.CreateTable(env.ctx, env.account, "Other"); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("CreateTable without a catalog: %v", err)
+	}
+	if _, err := s.GetTable(env.ctx, env.account, env.table); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("GetTable without a catalog: %v", err)
+	}
+
+	// The operator brings it back (here: as a first start creates it).
+	if err := s.ensureCatalog(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateTable(env.ctx, env.account, "Other"); err != nil {
+		t.Fatalf("CreateTable once the catalog is back: %v", err)
+	}
+	page, err := s.QueryTables(env.ctx, env.account, store.TableQuery{})
+	if err != nil || len(page.Tables) != 1 || page.Tables[0].Name != "Other" {
+		t.Fatalf("QueryTables once the catalog is back: %+v, %v", page.Tables, err)
+	}
+}
+
+// With RecreateCatalog (the local server) the first request that finds the
+// catalog missing re-creates it and answers 503, which the Azure SDKs
+// retry; the retry works.
+func TestLostCatalogRecreated(t *testing.T) {
+	s := newTestStoreWith(t, Options{RecreateCatalog: true})
+	env := newEnv(t, s)
+	loseCatalog(t, s)
+
+	_, err := s.QueryTables(env.ctx, env.account, store.TableQuery{})
+	if !errors.Is(err, store.ErrUnavailable) || !strings.Contains(err.Error(), "re-created") {
+		t.Fatalf("QueryTables without a catalog: %v", err)
+	}
+	if _, err := s.CreateTable(env.ctx, env.account, "Other"); err != nil {
+		t.Fatalf("CreateTable after the re-creation: %v", err)
+	}
+	page, err := s.QueryTables(env.ctx, env.account, store.TableQuery{})
+	if err != nil || len(page.Tables) != 1 {
+		t.Fatalf("QueryTables after the re-creation: %+v, %v", page.Tables, err)
+	}
+}
