@@ -177,8 +177,7 @@ func TestServeDynamoDBFrozenWrites(t *testing.T) {
 
 // TestServeDynamoDBCatalogLost is issue 12 row 11 over the real server:
 // DynamoDB loses every table (restarted empty); serve re-creates the
-// catalog as at first start, answering the request that found it missing
-// 503 ServerBusy, and the next requests work without a restart.
+// catalog as at first start, and requests work again without a restart.
 func TestServeDynamoDBCatalogLost(t *testing.T) {
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("lost") + "-"
@@ -217,6 +216,10 @@ func TestServeDynamoDBCatalogLost(t *testing.T) {
 			if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
 				t.Fatal(err)
 			}
+			gone := dynamodb.NewTableNotExistsWaiter(db)
+			if err := gone.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
+				t.Fatal(err)
+			}
 			deleted++
 		}
 	}
@@ -224,15 +227,21 @@ func TestServeDynamoDBCatalogLost(t *testing.T) {
 		t.Fatalf("deleted %d tables, want the catalog and Before's", deleted)
 	}
 
-	_, err = svc.NewListTablesPager(nil).NextPage(ctx)
+	// The first request to find the catalog missing has it re-created and
+	// is answered 503 ServerBusy, or, when that request's CORS lookup met
+	// the loss first, is served from the re-created, empty, catalog.
+	page, err := svc.NewListTablesPager(nil).NextPage(ctx)
 	var re *azcore.ResponseError
-	if !errors.As(err, &re) || re.StatusCode != http.StatusServiceUnavailable || re.ErrorCode != "ServerBusy" {
-		t.Fatalf("list tables with the catalog gone: %v, want 503 ServerBusy", err)
+	switch {
+	case errors.As(err, &re) && re.StatusCode == http.StatusServiceUnavailable && re.ErrorCode == "ServerBusy":
+	case err == nil && len(page.Tables) == 0:
+	default:
+		t.Fatalf("list tables with the catalog gone: %+v, %v; want 503 ServerBusy or no tables", page.Tables, err)
 	}
 	if _, err := svc.CreateTable(ctx, "After", nil); err != nil {
 		t.Fatalf("create table once the catalog is re-created: %v", err)
 	}
-	page, err := svc.NewListTablesPager(nil).NextPage(ctx)
+	page, err = svc.NewListTablesPager(nil).NextPage(ctx)
 	if err != nil || len(page.Tables) != 1 || *page.Tables[0].Name != "After" {
 		t.Fatalf("list tables: %+v, %v", page.Tables, err)
 	}
