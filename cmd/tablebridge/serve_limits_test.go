@@ -202,7 +202,9 @@ func TestServeBoundsRequestsInFlight(t *testing.T) {
 		}
 		return resp
 	}
-	// The slow clients may not have been admitted yet: wait until they are.
+	// Give the slow clients time to be admitted before the first probe
+	// takes a slot; then probe until they hold both.
+	time.Sleep(300 * time.Millisecond)
 	var resp *http.Response
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		resp = get()
@@ -300,7 +302,17 @@ func TestServeDropsStalledReaders(t *testing.T) {
 	if _, err := io.WriteString(conn, rawHeader(s.signed(t, http.MethodGet, "/limits()", nil), -1)); err != nil {
 		t.Fatal(err)
 	}
-	// The stalled answer holds the only slot until the write timeout drops it.
+	// Its headers arrive (reading them takes a few KiB of a 12 MiB answer):
+	// the answer is being written and holds the only slot.
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the query to stall answered %d", resp.StatusCode)
+	}
+	// The slot comes back once the write timeout drops the stalled answer.
 	var status int
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		resp, err := http.DefaultClient.Do(s.signed(t, http.MethodGet, "/limits()?$top=1", nil))
@@ -318,10 +330,6 @@ func TestServeDropsStalledReaders(t *testing.T) {
 	// What the kernel had buffered still arrives, then nothing: the
 	// server wrote no more after the timeout.
 	_ = conn.SetReadDeadline(time.Now().Add(time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	n, err := io.Copy(io.Discard, resp.Body)
 	if err == nil || n >= resp.ContentLength {
 		t.Fatalf("read %d of %d bytes (%v): the stalled answer was not dropped", n, resp.ContentLength, err)
