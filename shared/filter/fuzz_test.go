@@ -23,6 +23,8 @@ func FuzzParse(f *testing.F) {
 		"A eq 1e400",
 		"((((A eq 1))))",
 		"A eq 'unterminated",
+		"(true and RowKey eq '1') and ((false or PartitionKey eq 'p'))",
+		"not true or 1 lt 2 and 'a' ne 'b'",
 	} {
 		f.Add(seed)
 	}
