@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -112,9 +113,57 @@ func restoreEmptyPartitionKey(req *policy.Request) error {
 	if err != nil {
 		return err
 	}
-	data = bytes.ReplaceAll(data, placeholderInURL, emptyInURL)
-	data = bytes.ReplaceAll(data, placeholderInBody, emptyInBody)
+	data = restoreEmptyPartitionKeyInBody(data)
 	return req.SetBody(streaming.NopCloser(bytes.NewReader(data)), raw.Header.Get("Content-Type"))
+}
+
+// restoreEmptyPartitionKeyInBody puts the empty key back into a request
+// body: a single entity's JSON, or a transaction's multipart body. In a
+// transaction each operation declares the length of its body
+// (Content-Length), and a server must refuse an operation whose declared
+// length is not its body's, so an operation whose body loses the
+// placeholder declares its new length.
+func restoreEmptyPartitionKeyInBody(data []byte) []byte {
+	var out []byte
+	for {
+		header := bytes.Index(data, contentLengthLine)
+		if header < 0 {
+			break
+		}
+		valueStart := header + len(contentLengthLine)
+		valueEnd := valueStart + bytes.IndexByte(data[valueStart:], '\r')
+		bodyStart := bytes.Index(data[valueStart:], headerEnd)
+		if valueEnd < valueStart || bodyStart < 0 {
+			break
+		}
+		bodyStart += valueStart + len(headerEnd)
+		bodyEnd := bodyStart + bytes.Index(data[bodyStart:], partDelimiter)
+		if bodyEnd < bodyStart {
+			bodyEnd = len(data)
+		}
+		declared, err := strconv.Atoi(string(bytes.TrimSpace(data[valueStart:valueEnd])))
+		if err != nil {
+			break
+		}
+		shrink := bytes.Count(data[bodyStart:bodyEnd], placeholderInBody) * (len(placeholderInBody) - len(emptyInBody))
+		out = append(out, replacePlaceholders(data[:valueStart])...)
+		out = append(out, ' ')
+		out = strconv.AppendInt(out, int64(declared-shrink), 10)
+		out = append(out, replacePlaceholders(data[valueEnd:bodyEnd])...)
+		data = data[bodyEnd:]
+	}
+	return append(out, replacePlaceholders(data)...)
+}
+
+var (
+	contentLengthLine = []byte("\r\nContent-Length:")
+	headerEnd         = []byte("\r\n\r\n")
+	partDelimiter     = []byte("\r\n--")
+)
+
+func replacePlaceholders(data []byte) []byte {
+	data = bytes.ReplaceAll(data, placeholderInURL, emptyInURL)
+	return bytes.ReplaceAll(data, placeholderInBody, emptyInBody)
 }
 
 // withCapture returns a context under which the policy stores the query

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/tablebridge/tablebridge/shared/model"
@@ -50,5 +51,25 @@ func TestTransactionKeys(t *testing.T) {
 	empty := &model.Entity{PartitionKey: "", RowKey: "x'"}
 	if got := transactionKeys(empty, true); got.PartitionKey != emptyPartitionKeyPlaceholder || got.RowKey != "x''" {
 		t.Fatalf("empty PartitionKey = %+v", got)
+	}
+}
+
+func TestRestoreEmptyPartitionKeyInBodyKeepsDeclaredLengths(t *testing.T) {
+	body := `{"PartitionKey":"` + emptyPartitionKeyPlaceholder + `","RowKey":"r"}`
+	op := "PUT http://h/t(PartitionKey='" + emptyPartitionKeyPlaceholder + "',RowKey='r') HTTP/1.1\r\n" +
+		"Accept: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\nContent-Type: application/json\r\n\r\n" + body
+	changeset := "--changeset_1\r\nContent-Type: application/http\r\n\r\n" + op + "\r\n--changeset_1\r\nContent-Type: application/http\r\n\r\n" + op + "\r\n--changeset_1--\r\n"
+
+	got := string(restoreEmptyPartitionKeyInBody([]byte(changeset)))
+
+	wantBody := `{"PartitionKey":"","RowKey":"r"}`
+	wantOp := "PUT http://h/t(PartitionKey='',RowKey='r') HTTP/1.1\r\n" +
+		"Accept: application/json\r\nContent-Length: " + strconv.Itoa(len(wantBody)) + "\r\nContent-Type: application/json\r\n\r\n" + wantBody
+	want := "--changeset_1\r\nContent-Type: application/http\r\n\r\n" + wantOp + "\r\n--changeset_1\r\nContent-Type: application/http\r\n\r\n" + wantOp + "\r\n--changeset_1--\r\n"
+	if got != want {
+		t.Fatalf("restored body:\n%q\nwant\n%q", got, want)
+	}
+	if single := string(restoreEmptyPartitionKeyInBody([]byte(body))); single != wantBody {
+		t.Fatalf("single entity body = %q, want %q", single, wantBody)
 	}
 }
