@@ -168,6 +168,31 @@ func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 		}
 	})
 
+	// Every account has its secondary, signed with that account's own key.
+	t.Run("EveryAccount", func(t *testing.T) {
+		other := auth.Account{Name: "otheracct", Keys: [][]byte{randomKey(t)}}
+		srv2 := New(t, WithStore(srv.Store), WithAccounts(other))
+		osc := NewServiceClient(t, srv2.AccountConnectionString(t, other.Name, 0))
+		otherTable := TableName(t, "")
+		if _, err := osc.CreateTable(ctxFor(t), otherTable, nil); err != nil {
+			t.Fatal(err)
+		}
+		addEntity(t, osc.NewClient(otherTable), `{"PartitionKey":"p","RowKey":"other"}`)
+		osec := NewServiceClient(t, strings.Replace(srv2.AccountConnectionString(t, other.Name, 0),
+			"TableEndpoint="+srv2.AccountURL(other.Name), "TableEndpoint="+srv2.AccountURL(other.Name+"-secondary"), 1))
+		if _, err := osec.NewClient(otherTable).GetEntity(ctxFor(t), "p", "other", nil); err != nil {
+			t.Errorf("otheracct-secondary Get Entity: %v", err)
+		}
+		if _, err := osec.GetStatistics(ctxFor(t), nil); err != nil {
+			t.Errorf("otheracct-secondary GetStatistics: %v", err)
+		}
+		_, err := osec.NewClient(otherTable).AddEntity(ctxFor(t), []byte(`{"PartitionKey":"p","RowKey":"sec"}`), nil)
+		wantError(t, err, http.StatusForbidden, "InsufficientAccountPermissions")
+		// devstoreaccount1's key does not open another account's secondary.
+		resp := srv2.Do(t, Request{Method: http.MethodGet, Path: "/Tables", Account: other.Name, Secondary: true, Key: dev.Keys[0]})
+		wantRawError(t, resp, http.StatusForbidden, "AuthenticationFailed")
+	})
+
 	t.Run("TableSAS", func(t *testing.T) {
 		// A SAS the primary signed reads on the secondary too.
 		cred, err := aztables.NewSharedKeyCredential(auth.DevStoreAccountName, auth.DevStoreAccountKey)
