@@ -36,12 +36,15 @@ import (
 // withItemProtocol installs itemProtocol in a client's options.
 func withItemProtocol(o *dynamodb.Options) {
 	if _, done := o.Protocol.(itemProtocol); !done && o.Protocol != nil {
-		o.Protocol = itemProtocol{o.Protocol}
+		o.Protocol = itemProtocol{ClientProtocol: o.Protocol}
 	}
 }
 
 type itemProtocol struct {
 	smithyhttp.ClientProtocol
+	// sink, set for one Query or Scan call by withEntitySink, receives the
+	// page's items as entities.
+	sink *entitySink
 }
 
 var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -72,7 +75,7 @@ func (p itemProtocol) DeserializeResponse(ctx context.Context, schema *smithy.Op
 		return &smithy.DeserializationError{Err: err}
 	}
 	body := buf.Bytes()
-	sink, _ := ctx.Value(entitySinkKey{}).(*entitySink)
+	sink := p.sink
 	if sink != nil {
 		sink.items, sink.decoded = nil, false
 	}

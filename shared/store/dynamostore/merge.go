@@ -214,7 +214,7 @@ func (m *merger) readShard(ctx context.Context, sh *shardStream, limit int32) (i
 	cctx, cancel := m.s.call(ctx)
 	defer cancel()
 	var sink entitySink
-	out, err := m.s.db.Query(withEntitySink(cctx, &sink), &dynamodb.QueryInput{
+	out, err := m.s.db.Query(cctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(m.phys),
 		IndexName:                 aws.String(orderIndex),
 		KeyConditionExpression:    aws.String(m.cond),
@@ -222,7 +222,7 @@ func (m *merger) readShard(ctx context.Context, sh *shardStream, limit int32) (i
 		ExpressionAttributeValues: values,
 		ExclusiveStartKey:         sh.start,
 		Limit:                     aws.Int32(limit),
-	})
+	}, withEntitySink(&sink))
 	if err != nil {
 		if isMissingIndex(err) {
 			return 0, errNoOrderIndex

@@ -1,16 +1,18 @@
 package dynamostore
 
 import (
-	"context"
 	"errors"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 )
 
 // Query and Scan pages go one step further when the store's reader asks
-// for it (an entitySink in the call's context): single-item entities are
+// for it (an entitySink, given to the call by withEntitySink): single-item
+// entities are
 // decoded from the response straight into model.Entity, without the
 // attribute maps in between, and measured as they are read. Items that are
 // not plain single-item entities (overflow items, chunked main items, or
@@ -30,10 +32,16 @@ type entitySink struct {
 	decoded bool // items holds the page; otherwise the SDK's Items do
 }
 
-type entitySinkKey struct{}
-
-func withEntitySink(ctx context.Context, sink *entitySink) context.Context {
-	return context.WithValue(ctx, entitySinkKey{}, sink)
+// withEntitySink is the option of one Query or Scan call that sends its
+// page's items to sink. A client without itemProtocol (a test double)
+// leaves the sink empty, and the page is the SDK's Items.
+func withEntitySink(sink *entitySink) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		if p, ok := o.Protocol.(itemProtocol); ok {
+			p.sink = sink
+			o.Protocol = p
+		}
+	}
 }
 
 // pageItems returns the page's items: the sink's, or the SDK's.

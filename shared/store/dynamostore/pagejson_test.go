@@ -1,6 +1,7 @@
 package dynamostore
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
@@ -162,5 +165,29 @@ func TestPageDecoderRejectsWhatTheSDKRejects(t *testing.T) {
 		if _, _, _, err := cutItems([]byte(body), "Items", &sink); err == nil {
 			t.Errorf("%s: accepted; want the SDK to decide", body)
 		}
+	}
+}
+
+// TestEntitySinkPerCall: withEntitySink reaches the protocol of the one
+// call it is given to, through a client tuneClient built, and no other
+// call; a client without itemProtocol leaves the sink empty.
+func TestEntitySinkPerCall(t *testing.T) {
+	body := []byte(`{"Count":1,"Items":[{"PartitionKey":{"S":"p"},"RowKey":{"S":"r"},"Timestamp":{"S":"2024-01-01T00:00:00.0000000Z"},"N":{"N":"1"}}],"ScannedCount":1}`)
+	ctx := context.Background()
+	tuned := tuneClient(cannedClient(200, body))
+	var sink entitySink
+	out, err := tuned.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("t")}, withEntitySink(&sink))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sink.decoded || len(sink.items) != 1 || sink.items[0].entity == nil || len(out.Items) != 0 {
+		t.Fatalf("sink %+v, SDK items %d: want the entity in the sink", sink, len(out.Items))
+	}
+	if out, err := tuned.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("t")}); err != nil || len(out.Items) != 1 || len(sink.items) != 1 {
+		t.Fatalf("a call without the option: %v, %d SDK items", err, len(out.Items))
+	}
+	var plain entitySink
+	if out, err := cannedClient(200, body).Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("t")}, withEntitySink(&plain)); err != nil || plain.decoded || len(out.Items) != 1 {
+		t.Fatalf("untuned client: %v, sink %+v, %d SDK items", err, plain, len(out.Items))
 	}
 }

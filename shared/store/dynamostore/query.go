@@ -139,7 +139,7 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 		cctx, cancel := s.call(ctx)
 		defer cancel()
 		var sink entitySink
-		out, err := s.db.Query(withEntitySink(cctx, &sink), &dynamodb.QueryInput{
+		out, err := s.db.Query(cctx, &dynamodb.QueryInput{
 			TableName:                 aws.String(phys),
 			ConsistentRead:            aws.Bool(true),
 			KeyConditionExpression:    aws.String(cond),
@@ -147,7 +147,7 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 			ExpressionAttributeValues: x.values,
 			ExclusiveStartKey:         start,
 			Limit:                     aws.Int32(limit),
-		})
+		}, withEntitySink(&sink))
 		if err != nil {
 			return nil, nil, 0, mapErr("query entities", err)
 		}
@@ -160,12 +160,12 @@ func (s *Store) scanReader(phys string) reader {
 		cctx, cancel := s.call(ctx)
 		defer cancel()
 		var sink entitySink
-		out, err := s.db.Scan(withEntitySink(cctx, &sink), &dynamodb.ScanInput{
+		out, err := s.db.Scan(cctx, &dynamodb.ScanInput{
 			TableName:         aws.String(phys),
 			ConsistentRead:    aws.Bool(true),
 			ExclusiveStartKey: start,
 			Limit:             aws.Int32(limit),
-		})
+		}, withEntitySink(&sink))
 		if err != nil {
 			return nil, nil, 0, mapErr("scan entities", err)
 		}
