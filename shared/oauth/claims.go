@@ -92,9 +92,12 @@ func (c *claims) hasAudience(accepted []string) bool {
 	if len(auds) == 0 && c.ClientID != "" {
 		auds = []string{c.ClientID}
 	}
+	// A trailing slash does not matter: Azure takes https://storage.azure.com
+	// and https://storage.azure.com/ alike.
 	for _, a := range auds {
+		a = strings.TrimSuffix(a, "/")
 		for _, want := range accepted {
-			if a == want || strings.TrimSuffix(a, "/") == strings.TrimSuffix(want, "/") && want != "" {
+			if want != "" && a == strings.TrimSuffix(want, "/") {
 				return true
 			}
 		}
