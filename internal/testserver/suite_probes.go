@@ -1,6 +1,7 @@
 package testserver
 
 import (
+	"crypto/md5"
 	"encoding/base64"
 	"net/http"
 	"net/url"
@@ -238,6 +239,48 @@ func suiteProbes(t *testing.T, newServer func(t *testing.T) *Server) {
 		resp = srv.Do(t, Request{Method: http.MethodGet, Path: "/Tables", Header: http.Header{"X-Padding": {strings.Repeat("p", 70<<10)}}})
 		wantRawError(t, resp, http.StatusBadRequest, "InvalidHeaderValue")
 		commonHeaders(t, resp)
+		// The same $filter moved into a batch body is held to the same limit.
+		resp = srv.doBatch(t, []batchOp{{Method: http.MethodGet, Path: "/" + table + "()?" + filter}})
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("batch query: %d %s", resp.StatusCode, truncate(resp.Body))
+		}
+		parts := parseBatchResponse(t, resp.Header.Get("Content-Type"), resp.Body)
+		if len(parts) != 1 || parts[0].StatusCode != http.StatusRequestURITooLong || !strings.Contains(string(parts[0].Body), `"InvalidUri"`) {
+			t.Fatalf("batch query with a long $filter: %+v", parts)
+		}
+	})
+
+	t.Run("ContentMD5OtherThanTheBody", func(t *testing.T) {
+		// Shared Key signs Content-MD5, not the body: the body must match
+		// it, or the request is refused and nothing is stored.
+		c := newTable(t, sc, "md5")
+		table := TableName(t, "md5")
+		before := snapshot(t, c)
+		entity := []byte(`{"PartitionKey":"p","RowKey":"r"}`)
+		sum := md5.Sum(entity)
+		other := md5.Sum([]byte("another body"))
+		for _, tc := range []struct {
+			md5, code string
+			status    int
+		}{
+			{base64.StdEncoding.EncodeToString(other[:]), "Md5Mismatch", http.StatusBadRequest},
+			{"not-base64!", "InvalidHeaderValue", http.StatusBadRequest},
+			{base64.StdEncoding.EncodeToString(sum[:8]), "InvalidHeaderValue", http.StatusBadRequest},
+		} {
+			resp := srv.Do(t, Request{Method: http.MethodPost, Path: "/" + table, Body: entity, Signing: SharedKey,
+				Header: http.Header{"Content-MD5": {tc.md5}, "Prefer": {"return-no-content"}}})
+			wantRawError(t, resp, tc.status, tc.code)
+			ct, batchBody := srv.batchBody([]batchOp{{Method: http.MethodPost, Path: "/" + table, Body: entity}})
+			resp = srv.Do(t, Request{Method: http.MethodPost, Path: "/$batch", Body: batchBody, Signing: SharedKey,
+				Header: http.Header{"Content-Type": {ct}, "Content-MD5": {tc.md5}}})
+			wantRawError(t, resp, tc.status, tc.code)
+		}
+		unchanged(t, c, before)
+		resp := srv.Do(t, Request{Method: http.MethodPost, Path: "/" + table, Body: entity, Signing: SharedKey,
+			Header: http.Header{"Content-MD5": {base64.StdEncoding.EncodeToString(sum[:])}, "Prefer": {"return-no-content"}}})
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("insert with its own Content-MD5: %d %s", resp.StatusCode, truncate(resp.Body))
+		}
 	})
 }
 

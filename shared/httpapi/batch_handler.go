@@ -27,6 +27,9 @@ func (h *Handler) batch(c *call) (*response, error) {
 	// Nothing this returns refers to data: the entities, the response and
 	// any error message are built from copies.
 	defer putBatchBuffer(data)
+	if err := checkContentMD5(c.r.Header, data); err != nil {
+		return nil, err
+	}
 	req, err := batch.ParseBytes(c.r.Header.Get("Content-Type"), data)
 	if err != nil {
 		var oe *batch.OperationError
@@ -183,6 +186,12 @@ func (h *Handler) batchOperation(c *call, op *batch.Operation) (tables.BatchOp, 
 // is the resource, since neither table names nor keys may contain "/"; the
 // account and any stage prefix before it are the outer request's.
 func batchResource(op *batch.Operation) (resource, error) {
+	// An embedded request's URL is held to the outer request's limit: a
+	// $filter too long for the URL of a query does not become servable by
+	// moving into a batch body.
+	if n := len(op.URL.RequestURI()); n > MaxURLBytes {
+		return resource{}, urlTooLong(n)
+	}
 	p := op.URL.Path
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		p = p[i:]

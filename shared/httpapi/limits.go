@@ -121,5 +121,9 @@ const maxBody = batch.MaxBodyBytes
 // readBody reads the request body whole, refusing more than maxBody with
 // 413 before reading when the length is declared; see batch.ReadBody.
 func readBody(r *http.Request) ([]byte, error) {
-	return batch.ReadBody(r.Body, r.ContentLength)
+	body, err := batch.ReadBody(r.Body, r.ContentLength)
+	if err != nil {
+		return nil, err
+	}
+	return body, checkContentMD5(r.Header, body)
 }
