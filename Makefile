@@ -66,8 +66,17 @@ lint: vet ## go vet, gofmt, staticcheck and a dead-code check
 # test starts one DynamoDB Local for the whole run and hands its endpoint to
 # every test binary (TABLEBRIDGE_DYNAMODB_ENDPOINT). Without Java the DynamoDB
 # tests skip loudly on a developer machine and fail in CI (CI=true).
+# lint-template checks template.yaml with cfn-lint (which also runs the SAM
+# transform). Without cfn-lint it warns, and fails under CI.
+.PHONY: lint-template
+lint-template: ## cfn-lint template.yaml
+	@lint="$$(command -v cfn-lint || echo $(BIN)/cfn-lint)"; \
+	  if [ -x "$$lint" ]; then echo "cfn-lint template.yaml"; "$$lint" template.yaml; \
+	  elif [ -n "$${CI:-}" ]; then echo "cfn-lint is not installed (make tools)"; exit 1; \
+	  else echo "WARNING: cfn-lint is not installed (make tools); template.yaml not linted"; fi
+
 .PHONY: test
-test: tools lint ## install what is needed and run the whole suite (race detector on)
+test: tools lint lint-template ## install what is needed and run the whole suite (race detector on)
 	@mkdir -p $(BIN)
 	@rm -f $(TOOLS)/dynamodb.endpoint
 	$(GO) build -o $(BIN)/dynamolocal ./internal/dynamolocal/cmd/dynamolocal

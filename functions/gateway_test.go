@@ -2,7 +2,6 @@ package functions_test
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,23 +12,21 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/aws/aws-lambda-go/events"
-
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 )
 
-// invoker delivers an event to the named function: a bootstrap process
-// through the Runtime API, or an in-process handler.
-type invoker func(ctx context.Context, fn string, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
+// invoker delivers an event (JSON, as Lambda hands it to the runtime) to
+// the named function and returns its answer: a bootstrap under the Lambda
+// Runtime Interface Emulator, or an in-process handler.
+type invoker func(ctx context.Context, fn string, payload []byte) ([]byte, error)
 
-// gateway is API Gateway for the tests: a REST API on loopback that turns
-// each HTTP request into the payload 1.0 event API Gateway delivers
-// (lambdafn.NewEvent: stage stripped from path but kept in
-// requestContext.path, decoded query parameters, multiValueHeaders, body
-// base64 under BinaryMediaTypes */*), routes it to the function the
-// template routes it to, and turns the proxy response back into HTTP.
+// gateway is the front door of one profile for the tests, on loopback: it
+// turns each HTTP request into the event that profile delivers, built from
+// aws-lambda-go's published sample (gatewayevent.Build), routes it to the
+// function the profile routes it to, and turns the answer, read in the
+// event's format, back into HTTP.
 type gateway struct {
-	stage  string
+	opts   gatewayevent.Options
 	invoke invoker
 	srv    *httptest.Server
 
@@ -38,22 +35,26 @@ type gateway struct {
 	fails atomic.Int64
 }
 
-func newGateway(t testing.TB, stage string, invoke invoker) *gateway {
-	g := &gateway{stage: stage, invoke: invoke, calls: map[string]int{}}
+func newGateway(t testing.TB, opts gatewayevent.Options, invoke invoker) *gateway {
+	g := &gateway{opts: opts, invoke: invoke, calls: map[string]int{}}
 	g.srv = httptest.NewServer(g)
 	t.Cleanup(g.srv.Close)
 	return g
 }
 
-// accountURL is the endpoint a connection string names: stage included.
+// prefix is what the client puts before /account: stage, base path or
+// nothing.
+func (g *gateway) prefix() string { return g.opts.MountPrefix() }
+
+// accountURL is the endpoint a connection string names.
 func (g *gateway) accountURL(account string) string {
-	return g.srv.URL + "/" + g.stage + "/" + account
+	return g.srv.URL + g.prefix() + "/" + account
 }
 
 func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ev, fn, err := lambdafn.NewEvent(r, lambdafn.EventOptions{Stage: g.stage})
+	payload, fn, err := gatewayevent.Build(r, g.opts)
 	if err != nil {
-		// What API Gateway answers for a path or method without a route.
+		// What a REST API answers for a path or method without a route.
 		w.Header().Set("x-amzn-ErrorType", "MissingAuthenticationTokenException")
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusForbidden)
@@ -63,7 +64,11 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	g.calls[fn.Name]++
 	g.mu.Unlock()
-	resp, err := g.invoke(r.Context(), fn.Name, ev)
+	out, err := g.invoke(r.Context(), fn.Name, payload)
+	var resp gatewayevent.Response
+	if err == nil {
+		resp, err = gatewayevent.DecodeResponse(g.opts.Profile, out)
+	}
 	if err != nil {
 		g.fails.Add(1)
 		w.Header().Set("Content-Type", "application/json")
@@ -71,27 +76,12 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = fmt.Fprintf(w, `{"message":"Internal server error","tablebridgeTest":%q}`, err.Error())
 		return
 	}
-	body := []byte(resp.Body)
-	if resp.IsBase64Encoded {
-		if body, err = base64.StdEncoding.DecodeString(resp.Body); err != nil {
-			g.fails.Add(1)
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-	}
 	h := w.Header()
-	for k, v := range resp.Headers {
-		h.Set(k, v)
+	for k, vs := range resp.Header {
+		h[k] = vs
 	}
-	for k, vs := range resp.MultiValueHeaders {
-		h.Del(k)
-		for _, v := range vs {
-			h.Add(k, v)
-		}
-	}
-	h.Del("Content-Length") // API Gateway sets its own
-	w.WriteHeader(resp.StatusCode)
-	_, _ = w.Write(body)
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(resp.Body)
 }
 
 func (g *gateway) invocations() map[string]int {

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
@@ -166,23 +167,13 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 	return ip
 }
 
-// invoke passes the event through JSON, as the runtime does.
-func (ip *inProcess) invoke(ctx context.Context, fn string, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+// invoke hands the event to the function's handler as the runtime does.
+func (ip *inProcess) invoke(ctx context.Context, fn string, payload []byte) ([]byte, error) {
 	h := ip.handlers[fn]
 	if h == nil {
-		return events.APIGatewayProxyResponse{}, fmt.Errorf("no function %q", fn)
+		return nil, fmt.Errorf("no function %q", fn)
 	}
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return events.APIGatewayProxyResponse{}, err
-	}
-	out, err := h.Invoke(ctx, b)
-	if err != nil {
-		return events.APIGatewayProxyResponse{}, err
-	}
-	var resp events.APIGatewayProxyResponse
-	err = json.Unmarshal(out, &resp)
-	return resp, err
+	return h.Invoke(ctx, payload)
 }
 
 // TestLeastPrivilege runs the stored events and the SDK scenario with each
@@ -203,13 +194,24 @@ func TestLeastPrivilege(t *testing.T) {
 	ip := newInProcess(t, endpoint, prefix)
 	// An Origin header on every event makes every function read the
 	// account's CORS rules, the catalog read all of them are granted.
-	withOrigin := func(ctx context.Context, fn string, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	withOrigin := func(ctx context.Context, fn string, payload []byte) ([]byte, error) {
+		var ev events.APIGatewayProxyRequest
+		if err := json.Unmarshal(payload, &ev); err != nil {
+			return nil, err
+		}
 		ev.MultiValueHeaders["Origin"] = []string{"https://app.example.com"}
-		return ip.invoke(ctx, fn, ev)
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return nil, err
+		}
+		return ip.invoke(ctx, fn, b)
 	}
 	t.Run("events", func(t *testing.T) { runStoredEvents(t, withOrigin) })
-	g := newGateway(t, lambdafn.SampleStage, ip.invoke)
+	g := newGateway(t, gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: lambdafn.SampleStage}, ip.invoke)
 	t.Run("scenario", func(t *testing.T) { runScenario(t, g, "iamscenario") })
+	// The catch-all function behind a Function URL, confined the same way.
+	gu := newGateway(t, gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}, ip.invoke)
+	t.Run("scenario Function URL", func(t *testing.T) { runScenario(t, gu, "iamurlscenario") })
 
 	for _, f := range lambdafn.Functions() {
 		pol := ip.policies[f.Name]
@@ -234,7 +236,7 @@ func TestLeastPrivilege(t *testing.T) {
 			t.Logf("%-22s granted but not exercised here: %v", f.Name, unused)
 		}
 	}
-	if n := g.fails.Load(); n != 0 {
+	if n := g.fails.Load() + gu.fails.Load(); n != 0 {
 		t.Errorf("%d invocations failed", n)
 	}
 	// Consumed capacity reaches the request log lines.

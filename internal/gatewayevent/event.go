@@ -119,8 +119,9 @@ func Build(r *http.Request, o Options) (payload []byte, fn lambdafn.Function, er
 	return nil, lambdafn.Function{}, fmt.Errorf("gatewayevent: unknown profile %q", o.Profile)
 }
 
-// mountPrefix is the path the client puts in front of /{account}.
-func (o Options) mountPrefix() string {
+// MountPrefix is the path the client puts in front of /{account}: the
+// stage, the base path, or nothing.
+func (o Options) MountPrefix() string {
 	switch {
 	case o.CustomDomain != "":
 		if b := strings.Trim(o.BasePath, "/"); b != "" {
@@ -189,7 +190,7 @@ func addedByGateway(name string) bool {
 
 func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 	full := r.URL.EscapedPath()
-	prefix := o.mountPrefix()
+	prefix := o.MountPrefix()
 	below, ok := strings.CutPrefix(full, prefix)
 	if !ok || below == "" || below[0] != '/' {
 		return nil, lambdafn.Function{}, fmt.Errorf("gatewayevent: %s is not below %q", full, prefix)

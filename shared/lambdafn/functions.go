@@ -134,9 +134,6 @@ const (
 	ProfileFunctionURL Profile = "FunctionUrl"
 )
 
-// Profiles lists every profile, the default first.
-func Profiles() []Profile { return []Profile{ProfileRESTAPI, ProfileHTTPAPI, ProfileFunctionURL} }
-
 // catchAll returns the function that serves every operation.
 func catchAll() Function {
 	for _, f := range Functions() {
