@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,5 +108,51 @@ func TestServeOAuthRejectsBadFlags(t *testing.T) {
 				t.Fatal("accepted")
 			}
 		})
+	}
+}
+
+// TestServeOAuthBasic runs the real serve with -tls-self-signed and -oauth
+// basic: it warns at start that signatures are not checked, and accepts a
+// token signed by any key whose claims are Entra's.
+func TestServeOAuthBasic(t *testing.T) {
+	dir := t.TempDir()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := serve(ctx, serveConfig{listen: "127.0.0.1:0", dataDir: dir, storeKind: "bolt",
+			accounts: auth.AccountList{auth.DevStoreAccount()}, tls: tlsFlags{selfSigned: true},
+			oauth: oauthFlags{mode: "basic"}}, pw)
+		pw.CloseWithError(errors.New("serve returned"))
+		done <- err
+	}()
+	var printed strings.Builder
+	endpoint := ""
+	sc := bufio.NewScanner(pr)
+	for endpoint == "" && sc.Scan() {
+		printed.WriteString(sc.Text() + "\n")
+		if _, after, ok := strings.Cut(sc.Text(), "TableEndpoint="); ok {
+			endpoint = strings.TrimSuffix(after, ";")
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if !strings.Contains(printed.String(), "WARNING: -oauth basic accepts bearer tokens WITHOUT checking their signature") {
+		t.Errorf("serve did not warn:\n%s", printed.String())
+	}
+	token := testissuer.Token(t, testissuer.NewKey(t, jose.RS256), "https://sts.windows.net/72f988bf-86f1-41af-91ab-2d7cd011db47/",
+		testissuer.Claims{"oid": "local-dev"})
+	sc2, err := aztables.NewServiceClient(endpoint, &testissuer.Credential{Token: func() string { return token }},
+		&aztables.ClientOptions{ClientOptions: policy.ClientOptions{Transport: trustingClient(t, filepath.Join(dir, "tls", "cert.pem")),
+			Retry: policy.RetryOptions{MaxRetries: -1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc2.CreateTable(ctx, "basicmode", nil); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 }
