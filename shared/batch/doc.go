@@ -69,8 +69,9 @@
 //     changeset, or an operation whose headers frame its body otherwise
 //     than the changeset does: a Content-Length other than the body's length
 //     (with or without the whitespace around it), two that disagree, or a
-//     Transfer-Encoding (400 InvalidInput). Those would let another parser
-//     on the way read a different request than the one applied.
+//     Transfer-Encoding (400 InvalidInput), or a Content-MD5 of another
+//     body (400 Md5Mismatch). Those would let another parser on the way
+//     read a different request than the one applied.
 //   - An *OperationError blames one operation by its 0-based index. Azure
 //     reports these inside a 202 response, as a failed changeset. The caller
 //     writes it with WriteFailure. More than 100 operations is the case

@@ -1,6 +1,8 @@
 package batch
 
 import (
+	"crypto/md5"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/url"
@@ -119,6 +121,9 @@ func checkBodyFraming(index int, header http.Header, body []byte) *apierr.Error 
 	if len(header["Transfer-Encoding"]) > 0 {
 		return invalidBatch("Operation %d sends a Transfer-Encoding; an operation's body is delimited by the changeset and may only declare a Content-Length.", index)
 	}
+	if err := checkOperationMD5(index, header, body); err != nil {
+		return err
+	}
 	lengths := header["Content-Length"]
 	if len(lengths) == 0 {
 		return nil
@@ -137,6 +142,29 @@ func checkBodyFraming(index int, header http.Header, body []byte) *apierr.Error 
 		return nil
 	}
 	return invalidBatch("Operation %d declares a Content-Length of %d bytes, but its body is %d bytes.", index, n, len(body))
+}
+
+// checkOperationMD5 holds an operation's body to its Content-MD5, when it
+// sends one, as the service does for a request's own body: 400
+// Md5Mismatch for another body, 400 InvalidHeaderValue for a value that is
+// not one base64 MD5. Like Content-Length, it may count the body with or
+// without the whitespace around it.
+func checkOperationMD5(index int, header http.Header, body []byte) *apierr.Error {
+	values := header["Content-Md5"]
+	if len(values) == 0 {
+		return nil
+	}
+	want, err := base64.StdEncoding.DecodeString(values[0])
+	if len(values) > 1 || err != nil || len(want) != md5.Size {
+		return apierr.Newf(apierr.InvalidHeaderValue, "Operation %d sends a Content-MD5 that is not one base64 MD5 hash.", index)
+	}
+	if raw := md5.Sum(body); string(raw[:]) == string(want) {
+		return nil
+	}
+	if trimmed := md5.Sum(trimBody(body)); string(trimmed[:]) == string(want) {
+		return nil
+	}
+	return apierr.Newf(apierr.Md5Mismatch, "The Content-MD5 of operation %d does not match its body.", index)
 }
 
 // requestLine returns the first non-empty line of text and the offset

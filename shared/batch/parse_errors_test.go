@@ -2,6 +2,8 @@ package batch_test
 
 import (
 	"bytes"
+	"crypto/md5"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -135,6 +137,8 @@ func TestParseErrors(t *testing.T) {
 		{name: "Content-Length past int64", body: changesetBody(op(framedPut("99999999999999999999", `{"V":"replaced"}`))), wantCode: apierr.InvalidInput, wantIndex: -1},
 		{name: "two Content-Lengths that disagree", body: changesetBody(op("PUT http://h/a/t(PartitionKey='p',RowKey='r') HTTP/1.1\r\nContent-Length: 16\r\nContent-Length: 17\r\n\r\n{\"V\":\"replaced\"}")), wantCode: apierr.InvalidInput, wantIndex: -1},
 		{name: "Transfer-Encoding chunked", body: changesetBody(op("PUT http://h/a/t(PartitionKey='p',RowKey='r') HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"V\":\"replaced\"}\r\n0\r\n\r\n")), wantCode: apierr.InvalidInput, wantIndex: -1},
+		{name: "Content-MD5 of another body", body: changesetBody(op("PUT http://h/a/t(PartitionKey='p',RowKey='r') HTTP/1.1\r\nContent-MD5: " + md5Of("{}") + "\r\n\r\n{\"V\":\"replaced\"}")), wantCode: apierr.Md5Mismatch, wantIndex: -1},
+		{name: "Content-MD5 not base64", body: changesetBody(op("PUT http://h/a/t(PartitionKey='p',RowKey='r') HTTP/1.1\r\nContent-MD5: nope\r\n\r\n{}")), wantCode: apierr.InvalidHeaderValue, wantIndex: -1},
 		{name: "query with a Content-Length over its empty body", body: queryBody("GET http://h/a/t() HTTP/1.1\r\nContent-Length: 999999\r\n\r\n"), wantCode: apierr.InvalidInput, wantIndex: -1},
 	}
 	for _, tt := range tests {
@@ -179,6 +183,11 @@ func TestParseErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func md5Of(s string) string {
+	sum := md5.Sum([]byte(s))
+	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
 // framedPut is a PUT of body that declares the given Content-Length.
@@ -270,11 +279,13 @@ func TestParseTolerances(t *testing.T) {
 				op(framedPut("16", `{"V":"replaced"}`)),
 				op("PUT http://h/a/t(PartitionKey='p',RowKey='s') HTTP/1.1\r\nContent-Length: 16\r\nContent-Length: 16\r\n\r\n\r\n{\"V\":\"replaced\"} "),
 				op("DELETE http://h/a/t(PartitionKey='p',RowKey='t') HTTP/1.1\r\nIf-Match: *\r\nContent-Length: 0\r\n\r\n"),
+				op("PUT http://h/a/t(PartitionKey='p',RowKey='u') HTTP/1.1\r\nContent-MD5: "+md5Of(`{"V":"replaced"}`)+"\r\n\r\n{\"V\":\"replaced\"}"),
 			),
 			want: []string{
 				`0 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='r') query= cid= if-match= prefer= body={"V":"replaced"}`,
 				`1 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='s') query= cid= if-match= prefer= body={"V":"replaced"}`,
 				`2 DELETE Delete host=h path=/a/t(PartitionKey='p',RowKey='t') query= cid= if-match=* prefer= body=`,
+				`3 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='u') query= cid= if-match= prefer= body={"V":"replaced"}`,
 			},
 		},
 		{
