@@ -2,7 +2,12 @@
 // Azure Storage does: Shared Key and Shared Key Lite signatures in the
 // Authorization header, account SAS and table (service) SAS tokens in the
 // query string, stored access policies for table SAS, and the entity key
-// ranges a table SAS may carry.
+// ranges a table SAS may carry. Bearer tokens ("Authorization: Bearer",
+// Microsoft Entra ID or any OIDC issuer) are accepted when the verifier is
+// built WithTokens: a TokenVerifier (shared/oauth) checks the token and
+// returns its TokenGrant, reader or contributor roles over the account or
+// single tables, which Authorize enforces like Azure's Storage Table Data
+// Reader and Contributor roles.
 //
 // The HTTP layer builds a Request from what it received on the wire and
 // calls Verifier.Authenticate once per request. The resulting Principal then
