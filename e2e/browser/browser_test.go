@@ -193,9 +193,9 @@ func run(t *testing.T, dir string, timeout time.Duration, name string, args ...s
 // own data directory and returns its root URL. It stops the process
 // gracefully (SIGINT) at the end of the test, and logs the server's
 // request log if the test failed.
-func startServe(t *testing.T, binary, dataDir string) string {
+func startServe(t *testing.T, binary, dataDir string, extraArgs ...string) string {
 	t.Helper()
-	cmd := exec.Command(binary, "serve", "-listen", "127.0.0.1:0", "-data", dataDir, "-log-requests")
+	cmd := exec.Command(binary, append([]string{"serve", "-listen", "127.0.0.1:0", "-data", dataDir, "-log-requests"}, extraArgs...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
