@@ -64,23 +64,13 @@ func (e *BatchError) APIError() *apierr.Error {
 // Batch runs an entity group transaction on one table: every operation or
 // none, through one atomic store.Write.
 func (s *Service) Batch(ctx context.Context, sc Scope, table string, ops []BatchOp) ([]BatchResult, error) {
-	if len(ops) == 0 {
-		return nil, &BatchError{0, apierr.Newf(apierr.InvalidInput, "The batch request contains no operations.")}
-	}
-	if len(ops) > MaxBatchOperations {
-		return nil, &BatchError{0, &apierr.Error{Code: apierr.InvalidInput,
-			Message: "The batch request operation exceeds the maximum 100 changes per change set."}}
-	}
-	if err := tableNameForLookup(table); err != nil {
-		return nil, &BatchError{0, err}
+	if err := checkTransaction(len(ops), table); err != nil {
+		return nil, err
 	}
 	// One Timestamp for the whole transaction: its writes happen at once.
 	ts := s.clock.next()
 	storeOps := make([]store.Op, len(ops))
-	// RowKeys in ascending order, as clients usually send them, cannot
-	// repeat within the one partition; only once one is out of order does
-	// a set of the RowKeys seen so far take over.
-	var seen map[string]bool
+	var keys transactionKeys
 	for i, op := range ops {
 		var (
 			so  store.Op
@@ -100,34 +90,75 @@ func (s *Service) Batch(ctx context.Context, sc Scope, table string, ops []Batch
 		if err != nil {
 			return nil, &BatchError{i, err}
 		}
-		if i > 0 && so.Entity.PartitionKey != storeOps[0].Entity.PartitionKey {
-			return nil, &BatchError{i, apierr.New(apierr.CommandsInBatchActOnDifferentPartitions)}
-		}
-		rk := so.Entity.RowKey
-		if seen == nil && i > 0 && storeOps[i-1].Entity.RowKey >= rk {
-			seen = make(map[string]bool, len(ops))
-			for _, prev := range storeOps[:i] {
-				seen[prev.Entity.RowKey] = true
-			}
-		}
-		if seen != nil {
-			if seen[rk] {
-				return nil, &BatchError{i, apierr.New(apierr.InvalidDuplicateRow)}
-			}
-			seen[rk] = true
-		}
 		storeOps[i] = so
-	}
-	if err := s.store.Write(ctx, sc.Account, table, storeOps); err != nil {
-		var oe *store.OpError
-		if errors.As(err, &oe) {
-			return nil, &BatchError{oe.Index, storeError(oe.Err)}
+		if err := keys.check(storeOps[:i+1]); err != nil {
+			return nil, err
 		}
-		return nil, &BatchError{0, storeError(err)}
+	}
+	if err := s.writeTransaction(ctx, sc, table, storeOps); err != nil {
+		return nil, err
 	}
 	results := make([]BatchResult, len(storeOps))
 	for i, so := range storeOps {
 		results[i] = BatchResult{Entity: so.Entity}
 	}
 	return results, nil
+}
+
+// checkTransaction refuses what makes any transaction of n operations on
+// table invalid: no operations, more than 100, or a name no table has.
+func checkTransaction(n int, table string) error {
+	if n == 0 {
+		return &BatchError{0, apierr.Newf(apierr.InvalidInput, "The batch request contains no operations.")}
+	}
+	if n > MaxBatchOperations {
+		return &BatchError{0, &apierr.Error{Code: apierr.InvalidInput,
+			Message: "The batch request operation exceeds the maximum 100 changes per change set."}}
+	}
+	if err := tableNameForLookup(table); err != nil {
+		return &BatchError{0, err}
+	}
+	return nil
+}
+
+// transactionKeys checks that the operations of a transaction act on one
+// partition and no entity twice. RowKeys in ascending order, as clients
+// usually send them, cannot repeat; only once one is out of order does a
+// set of the RowKeys seen so far take over.
+type transactionKeys struct{ seen map[string]bool }
+
+// check checks the last of ops against the ones before it.
+func (k *transactionKeys) check(ops []store.Op) error {
+	i := len(ops) - 1
+	e := ops[i].Entity
+	if i > 0 && e.PartitionKey != ops[0].Entity.PartitionKey {
+		return &BatchError{i, apierr.New(apierr.CommandsInBatchActOnDifferentPartitions)}
+	}
+	if k.seen == nil && i > 0 && ops[i-1].Entity.RowKey >= e.RowKey {
+		k.seen = make(map[string]bool, cap(ops))
+		for _, prev := range ops[:i] {
+			k.seen[prev.Entity.RowKey] = true
+		}
+	}
+	if k.seen != nil {
+		if k.seen[e.RowKey] {
+			return &BatchError{i, apierr.New(apierr.InvalidDuplicateRow)}
+		}
+		k.seen[e.RowKey] = true
+	}
+	return nil
+}
+
+// writeTransaction is a transaction's one atomic store.Write; a failure
+// names the operation that failed.
+func (s *Service) writeTransaction(ctx context.Context, sc Scope, table string, ops []store.Op) error {
+	err := s.store.Write(ctx, sc.Account, table, ops)
+	if err == nil {
+		return nil
+	}
+	var oe *store.OpError
+	if errors.As(err, &oe) {
+		return &BatchError{oe.Index, storeError(oe.Err)}
+	}
+	return &BatchError{0, storeError(err)}
 }
