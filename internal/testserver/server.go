@@ -31,23 +31,19 @@ type Server struct {
 	accounts []auth.Account
 	now      func() time.Time
 	http     *httptest.Server
-	// hashOrderedPartitions: the store returns cross-partition queries
-	// with partitions in hash order (DynamoDB Scan), not PartitionKey order.
-	hashOrderedPartitions bool
 }
 
 // Option configures New.
 type Option func(*config) error
 
 type config struct {
-	hashOrderedPartitions bool
-	store                 store.Store
-	accounts              []auth.Account
-	now                   func() time.Time
-	logger                *slog.Logger
-	tls                   bool
-	tokens                auth.TokenVerifier
-	logRequests           bool
+	store       store.Store
+	accounts    []auth.Account
+	now         func() time.Time
+	logger      *slog.Logger
+	tls         bool
+	tokens      auth.TokenVerifier
+	logRequests bool
 }
 
 // WithLogger sends the handler's log to l instead of the test log (warnings
@@ -81,17 +77,6 @@ func WithTokens(tv auth.TokenVerifier) Option {
 func WithLogRequests() Option {
 	return func(c *config) error {
 		c.logRequests = true
-		return nil
-	}
-}
-
-// WithHashOrderedPartitions declares that the store returns a query that
-// spans partitions with the partitions in an order of its own (DynamoDB Scan
-// orders them by hash; the README documents it). Within a partition, rows
-// must still come in RowKey order, each partition in one run.
-func WithHashOrderedPartitions() Option {
-	return func(c *config) error {
-		c.hashOrderedPartitions = true
 		return nil
 	}
 }
@@ -181,8 +166,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		hs = httptest.NewServer(h)
 	}
 	t.Cleanup(hs.Close)
-	return &Server{URL: hs.URL, Store: cfg.store, accounts: accounts, now: cfg.now, http: hs,
-		hashOrderedPartitions: cfg.hashOrderedPartitions}
+	return &Server{URL: hs.URL, Store: cfg.store, accounts: accounts, now: cfg.now, http: hs}
 }
 
 // testWriter routes the handler's log lines into the test log, so an

@@ -32,7 +32,7 @@ func newDynamoServer(t *testing.T) *testserver.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return testserver.New(t, testserver.WithStore(st), testserver.WithHashOrderedPartitions())
+	return testserver.New(t, testserver.WithStore(st))
 }
 
 // TestProtocolDynamoDB runs the transactions, SAS, ACL, service properties

@@ -42,7 +42,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, storeOpts []testserver.Opt
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		fn(t, []testserver.Option{testserver.WithStore(st), testserver.WithHashOrderedPartitions()})
+		fn(t, []testserver.Option{testserver.WithStore(st)})
 	})
 }
 
