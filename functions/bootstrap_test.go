@@ -78,6 +78,9 @@ func baseEnv(t testing.TB, endpoint, smURL, prefix string) []string {
 		lambdafn.EnvKeysSecret + "=" + keysSecretID,
 		lambdafn.EnvDynamoDBEndpoint + "=" + endpoint,
 		lambdafn.EnvBasePath + "=" + basePath,
+		// DynamoDB Local has no point-in-time recovery; deletion protection
+		// it has, so Delete Table lifts it in every scenario.
+		lambdafn.EnvPITR + "=best-effort", lambdafn.EnvDeletionProtection + "=true", lambdafn.EnvStackName + "=tablebridge-test",
 		lambdafn.EnvLogLevel + "=info",
 	}
 }

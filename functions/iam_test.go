@@ -68,7 +68,16 @@ func accessesOf(params any) []access {
 	case *dynamodb.DescribeTableInput:
 		return one("dynamodb:DescribeTable", in.TableName)
 	case *dynamodb.CreateTableInput:
-		return one("dynamodb:CreateTable", in.TableName)
+		out := one("dynamodb:CreateTable", in.TableName)
+		if len(in.Tags) > 0 {
+			// Creating a table with tags also needs TagResource.
+			out = append(out, access{"dynamodb:TagResource", aws.ToString(in.TableName)})
+		}
+		return out
+	case *dynamodb.UpdateTableInput:
+		return one("dynamodb:UpdateTable", in.TableName)
+	case *dynamodb.UpdateContinuousBackupsInput:
+		return one("dynamodb:UpdateContinuousBackups", in.TableName)
 	case *dynamodb.DeleteTableInput:
 		return one("dynamodb:DeleteTable", in.TableName)
 	case *dynamodb.TransactGetItemsInput:
@@ -153,7 +162,8 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 	for _, f := range lambdafn.Functions() {
 		pol := newIAMPolicy(f, catalog, prefix+auth.DevStoreAccountName+".")
 		client := dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure, lambdafn.MeterCapacity)
-		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix})
+		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, Protection: dynamostore.Protection{
+			PointInTimeRecovery: dynamostore.PITRBestEffort, DeletionProtection: true, Tags: map[string]string{dynamostore.TagStack: "iam"}}})
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}

@@ -214,6 +214,18 @@ func checkPolicy(t *testing.T, f lambdafn.Function, policies *yaml.Node) {
 	}
 	got := map[string][]string{}
 	for _, p := range policies.Content {
+		if p.Tag == "!If" && len(p.Content) == 3 && p.Content[0].Value == "HasKmsKey" {
+			// The customer managed key, for the functions that create
+			// tables, only when the parameter names one.
+			if !slices.Contains(f.StoreMethods(), lambdafn.StoreCreateTable) {
+				t.Errorf("%s gets the tables' KMS key but creates no table", f.Name)
+			}
+			st := get(p.Content[1], "Statement").Content[0]
+			if a := scalars(get(st, "Action")); !slices.Equal(a, []string{"kms:CreateGrant", "kms:DescribeKey"}) || tagged(get(st, "Resource")) != "!Ref TablesCmkArn" {
+				t.Errorf("KMS statement %v on %s", a, tagged(get(st, "Resource")))
+			}
+			continue
+		}
 		stmts := get(p, "Statement")
 		if stmts == nil {
 			t.Errorf("policy %v is not an inline Statement list", mappingKeys(p))
@@ -438,6 +450,14 @@ func TestTemplateResources(t *testing.T) {
 			env[k] = str(get(tpl, "Parameters", "DynamoDBLayout", "Default"))
 		case secretRef:
 			env[k] = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tablebridge/x-AbCdEf"
+		case "!Ref AWS::StackName":
+			env[k] = "tablebridge"
+		case "!Ref TableClass":
+			env[k] = "STANDARD_INFREQUENT_ACCESS"
+		case "!Ref DeletionProtection":
+			env[k] = "true"
+		case "!Ref TablesCmkArn", "!Ref BasePath":
+			env[k] = ""
 		case "!Ref OAuthIssuers", "!Ref OAuthAudiences", "!Ref OAuthRoles":
 			env[k] = "" // bearer tokens off, the parameters' default
 		default:
@@ -456,5 +476,70 @@ func TestTemplateResources(t *testing.T) {
 	}
 	if cfg.CatalogTable != "tablebridge-catalog" || cfg.AccountName != "myaccount" {
 		t.Errorf("config %+v", cfg)
+	}
+	// Every table the functions create is protected.
+	if p := cfg.Protection; p.PointInTimeRecovery != dynamostore.PITRRequired || p.Tags[dynamostore.TagStack] != "tablebridge" || !p.DeletionProtection {
+		t.Errorf("protection %+v: want point-in-time recovery required, the stack tag and deletion protection", p)
+	}
+}
+
+// TestTemplateOperations: the operational surface is there and wired to
+// its parameters: memory, tracing, reserved concurrency, log retention,
+// stage throttling, alarms with an optional topic, custom domain, and the
+// protection of new tables.
+func TestTemplateOperations(t *testing.T) {
+	tpl := loadTemplate(t)
+	for _, p := range []string{"LambdaMemorySize", "LogRetentionDays", "ThrottlingRateLimit", "ThrottlingBurstLimit", "ReservedConcurrency",
+		"Tracing", "AlarmEmail", "Error5xxRateThreshold", "DomainName", "CertificateArn", "BasePath", "TablesCmkArn", "TableClass", "DeletionProtection", "Profile"} {
+		if get(tpl, "Parameters", p) == nil {
+			t.Errorf("no parameter %s", p)
+		}
+	}
+	fn := get(tpl, "Globals", "Function")
+	for key, want := range map[string]string{"MemorySize": "!Ref LambdaMemorySize", "Tracing": "!Ref Tracing"} {
+		if got := tagged(get(fn, key)); got != want {
+			t.Errorf("Globals.Function.%s = %q, want %q", key, got, want)
+		}
+	}
+	if get(fn, "ReservedConcurrentExecutions") == nil || tagged(get(fn, "LoggingConfig", "LogGroup")) != "!Ref FunctionLogs" {
+		t.Error("functions need reserved concurrency and the stack's log group")
+	}
+	if got := tagged(get(tpl, "Resources", "FunctionLogs", "Properties", "RetentionInDays")); got != "!Ref LogRetentionDays" {
+		t.Errorf("log retention %q", got)
+	}
+	ms := get(tpl, "Resources", "TableApi", "Properties", "MethodSettings")
+	if ms == nil || tagged(get(ms.Content[0], "ThrottlingRateLimit")) != "!Ref ThrottlingRateLimit" || tagged(get(ms.Content[0], "ThrottlingBurstLimit")) != "!Ref ThrottlingBurstLimit" {
+		t.Error("stage throttling is not wired to its parameters")
+	}
+	alarms := resourcesOfType(tpl, "AWS::CloudWatch::Alarm")
+	for _, a := range []string{"Api5xxRateAlarm", "FunctionUrl5xxRateAlarm", "FunctionErrorsAlarm", "FunctionThrottlesAlarm",
+		"TableServiceErrorsAlarm", "TableServiceThrottlesAlarm", "DynamoDBThrottledAlarm", "SystemErrorsAlarm"} {
+		r := alarms[a]
+		if r == nil {
+			t.Errorf("no alarm %s", a)
+			continue
+		}
+		if get(r, "Properties", "AlarmActions") == nil {
+			t.Errorf("%s notifies nobody", a)
+		}
+	}
+	// The per-operation alarms cover every per-operation function.
+	for _, a := range []string{"FunctionErrorsAlarm", "FunctionThrottlesAlarm"} {
+		covered := map[string]bool{}
+		for _, m := range get(alarms[a], "Properties", "Metrics").Content {
+			if d := get(m, "MetricStat", "Metric", "Dimensions"); d != nil {
+				covered[strings.TrimPrefix(tagged(get(d.Content[0], "Value")), "!Ref ")] = true
+			}
+		}
+		for _, f := range lambdafn.Functions() {
+			if !f.CatchAll && !covered[f.LogicalID] {
+				t.Errorf("%s does not watch %s", a, f.LogicalID)
+			}
+		}
+	}
+	for id, cond := range map[string]string{"AlarmTopic": "HasAlarmEmail", "CustomDomain": "HasCustomDomain", "CustomDomainMapping": "HasCustomDomain"} {
+		if got := str(get(tpl, "Resources", id, "Condition")); got != cond {
+			t.Errorf("%s: Condition %q, want %q", id, got, cond)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
@@ -51,6 +53,20 @@ const (
 	// EnvOAuthRoles holds role assignments as a JSON array (the "roles" of
 	// shared/oauth.Config); the keys secret's "oauthRoles" adds to them.
 	EnvOAuthRoles = "TABLEBRIDGE_OAUTH_ROLES"
+	// EnvPITR is what Create Table does about point-in-time recovery:
+	// required (the default), best-effort (skipped where the endpoint does
+	// not implement it: DynamoDB Local) or off.
+	EnvPITR = "TABLEBRIDGE_PITR"
+	// EnvStackName tags every table the functions create (tablebridge:stack).
+	EnvStackName = "TABLEBRIDGE_STACK_NAME"
+	// EnvKMSKeyARN, when set, encrypts new tables with this customer
+	// managed KMS key.
+	EnvKMSKeyARN = "TABLEBRIDGE_KMS_KEY_ARN"
+	// EnvTableClass is STANDARD (default) or STANDARD_INFREQUENT_ACCESS.
+	EnvTableClass = "TABLEBRIDGE_TABLE_CLASS"
+	// EnvDeletionProtection, when true, turns on deletion protection on
+	// new tables; Delete Table lifts it first.
+	EnvDeletionProtection = "TABLEBRIDGE_DELETION_PROTECTION"
 	// EnvLogLevel is debug, info (the default), warn or error.
 	EnvLogLevel = "TABLEBRIDGE_LOG_LEVEL"
 	// envLambdaLogLevel is Lambda's own log level setting (advanced logging
@@ -68,7 +84,9 @@ type Config struct {
 	DynamoDBEndpoint string
 	DynamoDBLayout   dynamostore.Layout
 	BasePath         string
-	LogLevel         slog.Level
+	// Protection is what every table Create Table creates gets.
+	Protection dynamostore.Protection
+	LogLevel   slog.Level
 	// OAuth configures bearer tokens; nil when EnvOAuthIssuers is empty.
 	// Its Roles are completed at init from the keys secret.
 	OAuth *oauth.Config
@@ -127,6 +145,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		errs = append(errs, err)
 	} else {
 		c.OAuth = oc
+	}
+	if p, err := loadProtection(getenv); err != nil {
+		errs = append(errs, err)
+	} else {
+		c.Protection = p
 	}
 	level, err := parseLogLevel(getenv(EnvLogLevel), getenv(envLambdaLogLevel))
 	if err != nil {
@@ -208,4 +231,40 @@ func parseLogLevel(ours, lambdas string) (slog.Level, error) {
 		return slog.LevelError, nil
 	}
 	return slog.LevelInfo, nil
+}
+
+// loadProtection reads the protection of new tables: point-in-time
+// recovery required unless told otherwise, tags naming the stack, and the
+// optional key, class and deletion protection.
+func loadProtection(getenv func(string) string) (dynamostore.Protection, error) {
+	var p dynamostore.Protection
+	var errs []error
+	switch v := strings.TrimSpace(getenv(EnvPITR)); v {
+	case "", string(dynamostore.PITRRequired):
+		p.PointInTimeRecovery = dynamostore.PITRRequired
+	case string(dynamostore.PITRBestEffort):
+		p.PointInTimeRecovery = dynamostore.PITRBestEffort
+	case "off":
+		p.PointInTimeRecovery = dynamostore.PITROff
+	default:
+		errs = append(errs, fmt.Errorf("%s=%q: want required, best-effort or off", EnvPITR, v))
+	}
+	if v := strings.TrimSpace(getenv(EnvStackName)); v != "" {
+		p.Tags = map[string]string{dynamostore.TagStack: v}
+	}
+	p.KMSKeyARN = strings.TrimSpace(getenv(EnvKMSKeyARN))
+	switch v := types.TableClass(strings.TrimSpace(getenv(EnvTableClass))); v {
+	case "", types.TableClassStandard, types.TableClassStandardInfrequentAccess:
+		p.TableClass = v
+	default:
+		errs = append(errs, fmt.Errorf("%s=%q: want STANDARD or STANDARD_INFREQUENT_ACCESS", EnvTableClass, v))
+	}
+	if v := strings.TrimSpace(getenv(EnvDeletionProtection)); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: want true or false", EnvDeletionProtection, v))
+		}
+		p.DeletionProtection = b
+	}
+	return p, errors.Join(errs...)
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
@@ -65,6 +68,18 @@ func TestLoadConfig(t *testing.T) {
 				KeysSecret: deployed[lambdafn.EnvKeysSecret], DynamoDBLayout: dynamostore.LayoutUnordered, LogLevel: slog.LevelInfo}, nil},
 		{"bad layout", with(map[string]string{lambdafn.EnvDynamoDBLayout: "sorted"}), lambdafn.Config{},
 			[]string{"want ordered or unordered"}},
+		{"protection", with(map[string]string{lambdafn.EnvPITR: "best-effort", lambdafn.EnvStackName: "tb-prod",
+			lambdafn.EnvKMSKeyARN: "arn:aws:kms:eu-west-1:123456789012:key/k", lambdafn.EnvTableClass: "STANDARD_INFREQUENT_ACCESS",
+			lambdafn.EnvDeletionProtection: "true"}),
+			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog", KeysSecret: deployed[lambdafn.EnvKeysSecret],
+				LogLevel: slog.LevelInfo, Protection: dynamostore.Protection{PointInTimeRecovery: dynamostore.PITRBestEffort,
+					Tags: map[string]string{dynamostore.TagStack: "tb-prod"}, KMSKeyARN: "arn:aws:kms:eu-west-1:123456789012:key/k",
+					TableClass: types.TableClassStandardInfrequentAccess, DeletionProtection: true}}, nil},
+		{"recovery off", with(map[string]string{lambdafn.EnvPITR: "off"}),
+			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog", KeysSecret: deployed[lambdafn.EnvKeysSecret],
+				LogLevel: slog.LevelInfo, Protection: dynamostore.Protection{PointInTimeRecovery: dynamostore.PITROff}}, nil},
+		{"bad protection", with(map[string]string{lambdafn.EnvPITR: "sometimes", lambdafn.EnvTableClass: "GLACIER", lambdafn.EnvDeletionProtection: "maybe"}),
+			lambdafn.Config{}, []string{"want required, best-effort or off", "want STANDARD or STANDARD_INFREQUENT_ACCESS", lambdafn.EnvDeletionProtection}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +98,10 @@ func TestLoadConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tc.want {
+			if tc.want.Protection.PointInTimeRecovery == "" && tc.env[lambdafn.EnvPITR] != "off" {
+				tc.want.Protection.PointInTimeRecovery = dynamostore.PITRRequired // the default
+			}
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
 		})

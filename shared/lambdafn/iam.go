@@ -23,11 +23,15 @@ var storeActions = map[StoreMethod]struct{ catalog, data []string }{
 	// a half-deleted one of the same name.
 	StoreCreateTable: {
 		catalog: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-		data:    []string{"dynamodb:CreateTable", "dynamodb:DescribeTable", "dynamodb:DeleteTable"},
+		// Tags on CreateTable need TagResource; point-in-time recovery is
+		// UpdateContinuousBackups once the table is ACTIVE.
+		data: []string{"dynamodb:CreateTable", "dynamodb:DescribeTable", "dynamodb:DeleteTable",
+			"dynamodb:TagResource", "dynamodb:UpdateContinuousBackups"},
 	},
 	StoreDeleteTable: {
 		catalog: []string{"dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-		data:    []string{"dynamodb:DeleteTable"},
+		// UpdateTable lifts deletion protection before DeleteTable.
+		data: []string{"dynamodb:DeleteTable", "dynamodb:UpdateTable"},
 	},
 	// GetItem, plus TransactGetItems for an entity split over items.
 	StoreGetEntity: {data: []string{"dynamodb:GetItem"}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,6 +30,7 @@ type API interface {
 	DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 	UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
+	UpdateContinuousBackups(context.Context, *dynamodb.UpdateContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error)
 }
 
 var _ API = (*dynamodb.Client)(nil)
@@ -64,6 +66,11 @@ type Options struct {
 	// the catalog is a stack resource with point-in-time recovery and
 	// re-creating it empty would hide its loss (see catalogErr).
 	RecreateCatalog bool
+	// Protection is what every table CreateTable creates gets: point-in-time
+	// recovery, tags, a customer managed key, table class, deletion
+	// protection (see protect.go). The zero value adds only the account
+	// and table tags.
+	Protection Protection
 }
 
 func (o Options) withDefaults() Options {
@@ -97,6 +104,9 @@ type Store struct {
 	noIndex sync.Map
 	// recreating serializes re-creations of a lost catalog table.
 	recreating sync.Mutex
+	// recoveryUnsupported records that the endpoint does not know
+	// UpdateContinuousBackups (PITRBestEffort).
+	recoveryUnsupported atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)

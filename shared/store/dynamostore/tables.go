@@ -128,7 +128,9 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		cctx, cancel := s.call(ctx)
-		_, err = s.db.CreateTable(cctx, s.entityTableInput(phys))
+		in := s.entityTableInput(phys)
+		s.protectInput(in, account, table)
+		_, err = s.db.CreateTable(cctx, in)
 		cancel()
 		if err == nil || !isCode(err, "ResourceInUseException") {
 			break
@@ -162,6 +164,11 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 	if err := s.waitActive(ctx, phys); err != nil {
 		// Leave the claim: the table may still turn ACTIVE, and a later
 		// CreateTable takes the claim over once it is stale.
+		return err
+	}
+	if err := s.enableRecovery(ctx, phys); err != nil {
+		// Leave the claim too: a later create adopts the table and enables
+		// recovery again; no table is served unprotected.
 		return err
 	}
 	cctx, cancel := s.call(ctx)
@@ -285,6 +292,11 @@ func (s *Store) deletePhysical(ctx context.Context, phys string) error {
 	cctx, cancel := s.call(ctx)
 	defer cancel()
 	_, err := s.db.DeleteTable(cctx, &dynamodb.DeleteTableInput{TableName: aws.String(phys)})
+	if protected, lerr := s.liftDeletionProtection(ctx, phys, err); lerr != nil {
+		return lerr
+	} else if protected {
+		_, err = s.db.DeleteTable(cctx, &dynamodb.DeleteTableInput{TableName: aws.String(phys)})
+	}
 	if err == nil || isCode(err, "ResourceNotFoundException") {
 		return nil
 	}
