@@ -124,6 +124,16 @@ func testVerifiedMode(t *testing.T, storeOpts []testserver.Option) {
 		denied(t, insert(sc, elsewhere, "scoped"))
 		_, err := sc.NewClient(elsewhere).GetEntity(t.Context(), "p", "seed", nil)
 		denied(t, err)
+		// Its own table's metadata is readable by name (Get Table), another's
+		// is not.
+		scoped := iss.Token(t, rsa1, testissuer.Claims{"sub": "orders-writer"})
+		if resp := rawBearer(t, srv, http.MethodGet, "/Tables('"+orders+"')", scoped); resp.StatusCode != http.StatusOK {
+			t.Errorf("Get Table of its table: %d %s", resp.StatusCode, resp.Body)
+		}
+		if resp := rawBearer(t, srv, http.MethodGet, "/Tables('"+elsewhere+"')", scoped); resp.StatusCode != http.StatusForbidden ||
+			resp.Header.Get("x-ms-error-code") != "AuthorizationPermissionMismatch" {
+			t.Errorf("Get Table of another table: %d %s", resp.StatusCode, resp.Body)
+		}
 		// Listing tables and creating one need a role on the account.
 		_, err = sc.NewListTablesPager(nil).NextPage(t.Context())
 		denied(t, err)
