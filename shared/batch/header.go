@@ -60,10 +60,17 @@ func (b *headerBlocks) read(text string) ([]headerField, int, error) {
 	return fields, n, err
 }
 
+// maxHeaderFields bounds the fields of one header block. The SDKs send
+// about ten per part and embedded request; without a bound a 4 MiB body of
+// header lines would cost memory many times its size and, as fields are
+// looked up among the fields before them, CPU quadratic in their number.
+const maxHeaderFields = 100
+
 // readHeaderFields parses the header block at the front of text, appends
 // its fields to fields, and returns the offset in text just past the block.
 // A block without its terminating empty line returns io.EOF with the
-// fields read so far and len(text). previous is an earlier block's fields,
+// fields read so far and len(text); a block of more than maxHeaderFields
+// fields is malformed. previous is an earlier block's fields,
 // as readHeaderFields returned them (or nil): a line found at the same
 // position there is not checked again. fields must not share previous's
 // backing array.
@@ -85,6 +92,9 @@ func readHeaderFields(fields, previous []headerField, text string) ([]headerFiel
 		pos += next
 		if line == "" {
 			return fields, pos, nil
+		}
+		if len(fields)-start == maxHeaderFields {
+			return fields, pos, textproto.ProtocolError(fmt.Sprintf("more than %d header fields", maxHeaderFields))
 		}
 		continued := pos < len(text) && (text[pos] == ' ' || text[pos] == '\t')
 		if !continued {
