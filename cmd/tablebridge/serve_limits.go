@@ -43,6 +43,7 @@ func (l serveLimits) handlerLimits() httpapi.Limits {
 		WriteTimeout: l.writeTimeout,
 		MaxRequests:  l.maxRequests,
 		MaxBodyBytes: l.maxBodyBytes,
+		ReturnMemory: true,
 	}
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -34,7 +35,20 @@ type Limits struct {
 	// a Lambda execution environment serves one request at a time.
 	MaxRequests  int
 	MaxBodyBytes int64
+	// ReturnMemory hands the heap a burst of request bodies grew back to
+	// the OS once the burst is over: when the body bytes in flight fall to
+	// zero after reaching burstBytes, at most once per burstCooldown. The
+	// runtime would keep it for minutes (its scavenger returns memory
+	// slowly, and only below a heap goal that the burst raised).
+	ReturnMemory bool
 }
+
+// A burst worth returning memory after, and how often it may be done: a
+// forced collection of a heap that is mostly garbage costs a few ms.
+const (
+	burstBytes    = 32 << 20
+	burstCooldown = 5 * time.Second
+)
 
 const defaultIOTimeout = 30 * time.Second
 
@@ -57,6 +71,22 @@ type admission struct {
 	mu       sync.Mutex
 	requests int
 	bytes    int64
+	// peak is the most body bytes in flight since memory was last
+	// returned, at lastReturn.
+	peak       int64
+	lastReturn time.Time
+}
+
+// released gives back a request's body bytes and reports whether a burst
+// just ended whose memory should go back to the OS. Called with a.mu held.
+func (a *admission) released(size int64, l *Limits) bool {
+	a.requests--
+	a.bytes -= size
+	if !l.ReturnMemory || a.bytes != 0 || a.peak < burstBytes || time.Since(a.lastReturn) < burstCooldown {
+		return false
+	}
+	a.peak, a.lastReturn = 0, time.Now()
+	return true
 }
 
 // admit reserves r's share of the in-flight bounds, or answers 503
@@ -64,7 +94,7 @@ type admission struct {
 // written, so a client that reads slowly holds its share until then.
 func (h *Handler) admit(r *http.Request) (release func(), err error) {
 	l := &h.opts.Limits
-	if l.MaxRequests <= 0 && l.MaxBodyBytes <= 0 {
+	if l.MaxRequests <= 0 && l.MaxBodyBytes <= 0 && !l.ReturnMemory {
 		return func() {}, nil
 	}
 	var size int64
@@ -86,11 +116,14 @@ func (h *Handler) admit(r *http.Request) (release func(), err error) {
 	}
 	a.requests++
 	a.bytes += size
+	a.peak = max(a.peak, a.bytes)
 	return func() {
 		a.mu.Lock()
-		a.requests--
-		a.bytes -= size
+		burstOver := a.released(size, l)
 		a.mu.Unlock()
+		if burstOver {
+			go debug.FreeOSMemory()
+		}
 	}, nil
 }
 
