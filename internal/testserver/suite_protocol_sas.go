@@ -228,6 +228,17 @@ func suiteSAS(t *testing.T, newServer func(t *testing.T) *Server) {
 			wantError(t, err, http.StatusForbidden, "AuthenticationFailed")
 		}
 		unchanged(t, c, before)
+
+		// So does deleting the table: its policies are gone with it.
+		gone := srv.tableSASClient(t, table, auth.TableSASValues{Table: table, Identifier: "other", Protocol: "https,http"})
+		if _, err := gone.GetEntity(ctxFor(t), "p", "r", nil); err != nil {
+			t.Fatalf("read through policy other: %v", err)
+		}
+		if _, err := c.Delete(ctxFor(t), nil); err != nil {
+			t.Fatalf("Delete table: %v", err)
+		}
+		_, err = gone.GetEntity(ctxFor(t), "p", "r", nil)
+		wantError(t, err, http.StatusForbidden, "AuthenticationFailed")
 	})
 
 	t.Run("TokenOfAnotherTable", func(t *testing.T) {

@@ -2,6 +2,7 @@ package tables
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
@@ -84,10 +85,15 @@ func (s *Service) QueryTables(ctx context.Context, sc Scope, in QueryTablesInput
 }
 
 // StoredAccessPolicies returns a table's stored access policies (its ACL):
-// the auth.PolicyLookup of the verifier of table SAS tokens naming one.
+// the auth.PolicyLookup of the verifier of table SAS tokens naming one. A
+// table that is gone has none, so a token naming one of its policies is
+// revoked (403) rather than an internal error.
 func (s *Service) StoredAccessPolicies(ctx context.Context, account, table string) ([]model.SignedIdentifier, error) {
 	info, err := s.store.GetTable(ctx, account, table)
-	return info.ACL, err
+	if errors.Is(err, store.ErrTableNotFound) {
+		return nil, nil
+	}
+	return info.ACL, storeError(err)
 }
 
 // SetTableACL replaces a table's stored access policies (at most 5).
