@@ -170,10 +170,10 @@ func TestTemplateFunctions(t *testing.T) {
 			}
 
 			if f.CatchAll {
-				// The Function URL profile: every operation, authenticated
-				// by the function itself, deployed only in that profile.
-				if str(get(r, "Condition")) != "IsFunctionUrl" || str(get(r, "Properties", "FunctionUrlConfig", "AuthType")) != "NONE" {
-					t.Errorf("%s: want Condition IsFunctionUrl and a FunctionUrlConfig with AuthType NONE", f.LogicalID)
+				// Every operation, for the Function URL and the HTTP API's
+				// $default route, deployed only in those profiles.
+				if str(get(r, "Condition")) != "NeedsCatchAll" {
+					t.Errorf("%s: want Condition NeedsCatchAll", f.LogicalID)
 				}
 			}
 			events := get(r, "Properties", "Events")
@@ -512,7 +512,7 @@ func TestTemplateOperations(t *testing.T) {
 		t.Error("stage throttling is not wired to its parameters")
 	}
 	alarms := resourcesOfType(tpl, "AWS::CloudWatch::Alarm")
-	for _, a := range []string{"Api5xxRateAlarm", "FunctionUrl5xxRateAlarm", "FunctionErrorsAlarm", "FunctionThrottlesAlarm",
+	for _, a := range []string{"Api5xxRateAlarm", "HttpApi5xxRateAlarm", "FunctionUrl5xxRateAlarm", "FunctionErrorsAlarm", "FunctionThrottlesAlarm",
 		"TableServiceErrorsAlarm", "TableServiceThrottlesAlarm", "DynamoDBThrottledAlarm", "SystemErrorsAlarm"} {
 		r := alarms[a]
 		if r == nil {
@@ -541,5 +541,60 @@ func TestTemplateOperations(t *testing.T) {
 		if got := str(get(tpl, "Resources", id, "Condition")); got != cond {
 			t.Errorf("%s: Condition %q, want %q", id, got, cond)
 		}
+	}
+}
+
+// TestTemplateProfiles: the HttpApi profile routes exactly lambdafn's routes
+// to the same functions with payload format 2.0, and $default to the
+// catch-all; the FunctionUrl profile puts a URL (AuthType NONE: the
+// function authenticates every request) on the catch-all.
+func TestTemplateProfiles(t *testing.T) {
+	tpl := loadTemplate(t)
+	res := get(tpl, "Resources")
+	integrationOf := map[string]string{} // integration id -> function id
+	for id, r := range resourcesOfType(tpl, "AWS::ApiGatewayV2::Integration") {
+		if str(get(r, "Condition")) != "IsHttpApi" || str(get(r, "Properties", "PayloadFormatVersion")) != "2.0" ||
+			str(get(r, "Properties", "IntegrationType")) != "AWS_PROXY" {
+			t.Errorf("%s: want an IsHttpApi AWS_PROXY integration with payload 2.0", id)
+		}
+		integrationOf[id] = strings.TrimSuffix(tagged(get(r, "Properties", "IntegrationUri")), ".Arn")
+		integrationOf[id] = strings.TrimPrefix(integrationOf[id], "!GetAtt ")
+	}
+	got := map[string][]string{} // function id -> route keys
+	for id, r := range resourcesOfType(tpl, "AWS::ApiGatewayV2::Route") {
+		target := tagged(get(r, "Properties", "Target"))
+		integ := strings.TrimSuffix(strings.TrimPrefix(target, "!Sub integrations/${"), "}")
+		fn := integrationOf[integ]
+		if fn == "" || str(get(r, "Condition")) != "IsHttpApi" {
+			t.Errorf("route %s targets %q", id, target)
+			continue
+		}
+		got[fn] = append(got[fn], str(get(r, "Properties", "RouteKey")))
+	}
+	for _, f := range lambdafn.Functions() {
+		var want []string
+		for _, rt := range f.Routes {
+			want = append(want, rt.String())
+		}
+		if f.CatchAll {
+			want = append(want, "$default")
+		}
+		slices.Sort(want)
+		slices.Sort(got[f.LogicalID])
+		if !slices.Equal(got[f.LogicalID], want) {
+			t.Errorf("%s: HTTP API routes %v, want %v", f.LogicalID, got[f.LogicalID], want)
+		}
+		perm := get(res, strings.TrimSuffix(f.LogicalID, "Function")+"HttpPermission")
+		if tagged(get(perm, "Properties", "FunctionName")) != "!Ref "+f.LogicalID || str(get(perm, "Properties", "Principal")) != "apigateway.amazonaws.com" {
+			t.Errorf("%s: no invoke permission for the HTTP API", f.LogicalID)
+		}
+	}
+	url := get(res, "TableServiceUrl")
+	if str(get(url, "Condition")) != "IsFunctionUrl" || str(get(url, "Properties", "AuthType")) != "NONE" ||
+		tagged(get(url, "Properties", "TargetFunctionArn")) != "!GetAtt TableServiceFunction.Arn" {
+		t.Error("the FunctionUrl profile needs a URL with AuthType NONE on TableServiceFunction")
+	}
+	if str(get(res, "TableServiceUrlPermission", "Properties", "FunctionUrlAuthType")) != "NONE" {
+		t.Error("the Function URL needs its public invoke permission")
 	}
 }
