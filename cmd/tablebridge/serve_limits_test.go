@@ -346,3 +346,29 @@ func TestServeDropsStalledReaders(t *testing.T) {
 		t.Fatalf("read %d of %d bytes (%v): the stalled answer was not dropped", n, stalled.ContentLength, err)
 	}
 }
+
+// The XML bodies (ACL, service properties) are bounded at 256 KiB, declared
+// or chunked: 413 RequestBodyTooLarge, not twenty times the body in
+// encoding/xml's allocations.
+func TestServeBoundsXMLBodies(t *testing.T) {
+	s := startLimitedServe(t, serveLimits{})
+	var doc strings.Builder
+	doc.WriteString("<SignedIdentifiers>")
+	for doc.Len() < 300<<10 {
+		doc.WriteString("<SignedIdentifier><Id>x</Id></SignedIdentifier>")
+	}
+	doc.WriteString("</SignedIdentifiers>")
+	for _, chunked := range []bool{false, true} {
+		req := s.signed(t, http.MethodPut, "/limits?comp=acl", []byte(doc.String()))
+		req.Header.Set("Content-Type", "application/xml")
+		if chunked {
+			req.ContentLength = -1
+			req.Body = io.NopCloser(strings.NewReader(doc.String()))
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAzureError(t, resp, http.StatusRequestEntityTooLarge, "RequestBodyTooLarge")
+	}
+}

@@ -37,7 +37,7 @@ func (h *Handler) getServiceProperties(c *call) (*response, error) {
 }
 
 func (h *Handler) setServiceProperties(c *call) (*response, error) {
-	body, err := readBody(c.r)
+	body, err := readXMLBody(c.r)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (h *Handler) getTableACL(c *call) (*response, error) {
 }
 
 func (h *Handler) setTableACL(c *call) (*response, error) {
-	body, err := readBody(c.r)
+	body, err := readXMLBody(c.r)
 	if err != nil {
 		return nil, err
 	}
