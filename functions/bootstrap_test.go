@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
+	"github.com/tablebridge/tablebridge/internal/testissuer"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
@@ -57,6 +59,10 @@ type deployment struct {
 	fns     map[string]*rieFunction
 	secrets *secretsManager
 	prefix  string
+	// issuer is the OpenID issuer on loopback whose bearer tokens the
+	// deployment accepts (TABLEBRIDGE_OAUTH_ISSUERS), signing with key.
+	issuer *testissuer.Issuer
+	key    *testissuer.Key
 }
 
 // baseEnv is the environment Lambda gives a function plus what
@@ -86,10 +92,12 @@ func baseEnv(t testing.TB, endpoint, smURL, prefix string) []string {
 }
 
 // keysSecret holds the emulator key as key1 (the events are signed with
-// it) and another key as key2.
+// it) and another key as key2, and a bearer token role assignment (reader
+// for the object id "rie-reader"), which adds to TABLEBRIDGE_OAUTH_ROLES.
 func keysSecret(t testing.TB) string {
 	other := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("tablebridge second key ", 3)))
-	b, err := json.Marshal(map[string]string{"accountName": auth.DevStoreAccountName, "key1": auth.DevStoreAccountKey, "key2": other})
+	b, err := json.Marshal(map[string]any{"accountName": auth.DevStoreAccountName, "key1": auth.DevStoreAccountKey, "key2": other,
+		"oauthRoles": []map[string]string{{"claim": "oid", "value": "rie-reader", "role": "reader", "account": auth.DevStoreAccountName}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +115,11 @@ func startDeployment(t *testing.T, dir, rie string) *deployment {
 		t.Fatalf("create the catalog table: %v", err)
 	}
 	d := &deployment{fns: map[string]*rieFunction{}, secrets: newSecretsManager(t, keysSecretID, keysSecret(t)), prefix: prefix}
-	env := baseEnv(t, endpoint, d.secrets.srv.URL, prefix)
+	d.key = testissuer.NewKey(t, jose.RS256)
+	d.issuer = testissuer.New(t, d.key)
+	env := append(baseEnv(t, endpoint, d.secrets.srv.URL, prefix),
+		lambdafn.EnvOAuthIssuers+"="+d.issuer.URL,
+		lambdafn.EnvOAuthRoles+`=[{"claim":"oid","value":"rie-writer","role":"contributor","account":"`+auth.DevStoreAccountName+`"}]`)
 	for _, name := range functionNames() {
 		d.fns[name] = startRIE(t, rie, name, filepath.Join(dir, name, "bootstrap"), env)
 	}
@@ -184,6 +196,7 @@ func TestBootstraps(t *testing.T) {
 		})
 	}
 	t.Run("cost", func(t *testing.T) { measureCost(t, d) })
+	t.Run("bearer tokens", func(t *testing.T) { runBearerTokens(t, d, rest) })
 
 	t.Run("each function served its own routes", func(t *testing.T) {
 		calls := rest.invocations()
@@ -245,6 +258,45 @@ func TestBootstraps(t *testing.T) {
 			t.Errorf("%d REPORT lines for %d requests", len(reps), len(requests))
 		}
 	})
+}
+
+// runBearerTokens sends bearer-token requests through the REST API to the
+// bootstraps, configured as a deployment is: issuers and a role from the
+// environment (the template parameters), a role from the keys secret.
+func runBearerTokens(t *testing.T, d *deployment, g *gateway) {
+	token := func(oid string, k *testissuer.Key) string {
+		return d.issuer.Token(t, k, testissuer.Claims{"oid": oid})
+	}
+	bearer := func(tok string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
+	}
+	challenge := "Bearer authorization_uri=" + d.issuer.URL + "/authorize resource_id=https://storage.azure.com"
+	for _, tc := range []struct {
+		name              string
+		r                 rawReq
+		status            int
+		code, wwwAuthHead string
+	}{
+		{"contributor from the environment creates a table", rawReq{method: http.MethodPost, path: "/Tables", body: `{"TableName":"riebearer"}`,
+			header: bearer(token("rie-writer", d.key))}, http.StatusCreated, "", ""},
+		{"contributor inserts", rawReq{method: http.MethodPost, path: "/riebearer", body: `{"PartitionKey":"p","RowKey":"r"}`,
+			header: bearer(token("rie-writer", d.key))}, http.StatusCreated, "", ""},
+		{"reader from the secret reads", rawReq{method: http.MethodGet, path: "/riebearer(PartitionKey='p',RowKey='r')",
+			header: bearer(token("rie-reader", d.key))}, http.StatusOK, "", ""},
+		{"reader cannot write", rawReq{method: http.MethodDelete, path: "/riebearer(PartitionKey='p',RowKey='r')",
+			header: map[string]string{"Authorization": "Bearer " + token("rie-reader", d.key), "If-Match": "*"}}, http.StatusForbidden, "AuthorizationPermissionMismatch", ""},
+		{"a foreign key is refused", rawReq{method: http.MethodGet, path: "/Tables",
+			header: bearer(token("rie-writer", testissuer.NewKey(t, jose.RS256)))}, http.StatusUnauthorized, "InvalidAuthenticationInfo", challenge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.r.unsigned = true
+			resp := rawRequest(t, g, tc.r)
+			if resp.status != tc.status || resp.code != tc.code || resp.header.Get("WWW-Authenticate") != tc.wwwAuthHead {
+				t.Fatalf("got %d %q %q, want %d %q %q: %s", resp.status, resp.code, resp.header.Get("WWW-Authenticate"),
+					tc.status, tc.code, tc.wwwAuthHead, resp.body)
+			}
+		})
+	}
 }
 
 // runStoredEvents feeds each function the events of events/, re-signed
