@@ -45,3 +45,19 @@ func TestHeaderFloodIsRefused(t *testing.T) {
 		t.Fatalf("%v allocations to refuse the flood", allocs)
 	}
 }
+
+func TestHeaderFieldsBound(t *testing.T) {
+	block := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "X%d: v\r\n", i)
+		}
+		return b.String() + "\r\n"
+	}
+	if fields, _, err := readHeaderFields(nil, nil, block(maxHeaderFields)); err != nil || len(fields) != maxHeaderFields {
+		t.Fatalf("%d fields: %d read, %v", maxHeaderFields, len(fields), err)
+	}
+	if _, _, err := readHeaderFields(nil, nil, block(maxHeaderFields+1)); !tooManyHeaderFields(err) {
+		t.Fatalf("%d fields: %v", maxHeaderFields+1, err)
+	}
+}

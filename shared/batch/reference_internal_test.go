@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/textproto"
@@ -332,6 +333,9 @@ func FuzzParseMatchesReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		const contentType = "multipart/mixed; boundary=batch_b"
 		got, gotErr := ParseBytes(contentType, body)
+		if tooManyHeaderFields(gotErr) {
+			t.Skip("past maxHeaderFields, which the reference does not bound")
+		}
 		want, wantErr := referenceParse(contentType, body)
 		if diff := sameResult(got, want, gotErr, wantErr); diff != "" {
 			t.Fatalf("%s\ngot  %+v %v\nwant %+v %v", diff, got, gotErr, want, wantErr)
@@ -351,6 +355,9 @@ func FuzzHeaderFields(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		fields, n, err := readHeaderFields(nil, nil, text)
+		if tooManyHeaderFields(err) {
+			t.Skip("past maxHeaderFields, which textproto does not bound")
+		}
 		br := bufio.NewReader(strings.NewReader(text))
 		want, wantErr := textproto.NewReader(br).ReadMIMEHeader()
 		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
@@ -420,4 +427,10 @@ func FuzzSimpleURL(f *testing.F) {
 			t.Fatalf("parseSimpleURL(%q) = %#v, url.ParseRequestURI %#v", target, u, *want)
 		}
 	})
+}
+
+// tooManyHeaderFields reports whether err is the refusal of a header block
+// past maxHeaderFields, a bound the reference parsers do not have.
+func tooManyHeaderFields(err error) bool {
+	return err != nil && strings.Contains(err.Error(), fmt.Sprintf("more than %d header fields", maxHeaderFields))
 }
