@@ -263,7 +263,7 @@ func TestServeBoundsBodyBytesInFlight(t *testing.T) {
 
 // fillPartition inserts n entities into "limits", each with a string of
 // size control characters (six bytes each in JSON).
-func fillPartition(t *testing.T, s *limitedServer, n, size int) {
+func fillPartition(t testing.TB, s *limitedServer, n, size int) {
 	t.Helper()
 	connStr := "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + auth.DevStoreAccountKey +
 		";TableEndpoint=" + s.endpoint + ";"

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -143,4 +145,50 @@ func procStatusKiB(field string) int64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkStalledReaders measures issue 12 row 6: 100 clients ask for a
+// page of 1000 entities of about 1 KiB and never read the answer. It
+// reports the Go heap each stalled answer holds while it waits and what is
+// left once the write timeout (1 s here) has dropped them all.
+//
+//	go test -run '^$' -bench StalledReaders -benchtime 1x ./cmd/tablebridge
+func BenchmarkStalledReaders(b *testing.B) {
+	const clients = 20
+	s := startLimitedServe(b, serveLimits{maxRequests: 512, writeTimeout: time.Second})
+	fillPartition(b, s, 1000, 2<<10) // 12 KiB of JSON per entity: the answer outgrows socket buffers
+	var stalledHeap, afterHeap, answer float64
+	for range b.N {
+		runtime.GC()
+		base := heapObjectBytes()
+		var conns []net.Conn
+		for range clients {
+			conn, err := net.Dial("tcp", s.host)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = conn.(*net.TCPConn).SetReadBuffer(4096)
+			if _, err := io.WriteString(conn, rawHeader(s.signed(b, http.MethodGet, "/limits()", nil), -1)); err != nil {
+				b.Fatal(err)
+			}
+			conns = append(conns, conn)
+		}
+		time.Sleep(500 * time.Millisecond)
+		runtime.GC()
+		stalledHeap += float64(heapObjectBytes()) - float64(base)
+		time.Sleep(1500 * time.Millisecond)
+		runtime.GC()
+		afterHeap += float64(heapObjectBytes()) - float64(base)
+		resp, err := http.ReadResponse(bufio.NewReader(conns[0]), nil)
+		if err == nil {
+			answer = float64(resp.ContentLength)
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(answer/(1<<20), "answer-MiB")
+	b.ReportMetric(stalledHeap/n/clients/(1<<20), "stalled-heap-MiB/client")
+	b.ReportMetric(afterHeap/n/(1<<20), "heap-after-timeout-MiB")
 }
