@@ -16,6 +16,9 @@ type serveLimits struct {
 	writeTimeout time.Duration
 	maxRequests  int
 	maxBodyBytes int64
+	// maxAnswerBytes bounds the answers being written (see
+	// httpapi.Limits.MaxAnswerBytes).
+	maxAnswerBytes int64
 	// memoryLimit is the Go runtime's soft memory limit in bytes; 0 leaves
 	// the runtime's default (or GOMEMLIMIT).
 	memoryLimit int64
@@ -26,7 +29,9 @@ type serveLimits struct {
 const (
 	defaultMaxRequests  = 512
 	defaultMaxBodyBytes = 128 << 20
-	defaultMemoryLimit  = 1 << 30
+	// Answers: 64 pages of 4 MiB being written to slow clients at once.
+	defaultMaxAnswerBytes = 256 << 20
+	defaultMemoryLimit    = 1 << 30
 )
 
 func (l *serveLimits) register(fs *flag.FlagSet) {
@@ -34,16 +39,18 @@ func (l *serveLimits) register(fs *flag.FlagSet) {
 	fs.DurationVar(&l.writeTimeout, "write-timeout", 30*time.Second, "longest a client may take to read an answer (the connection is closed after)")
 	fs.IntVar(&l.maxRequests, "max-requests", defaultMaxRequests, "requests in flight at most; more are answered 503 ServerBusy (0: no bound)")
 	fs.Int64Var(&l.maxBodyBytes, "max-body-bytes", defaultMaxBodyBytes, "request body bytes in flight at most; more are answered 503 ServerBusy (0: no bound)")
+	fs.Int64Var(&l.maxAnswerBytes, "max-answer-bytes", defaultMaxAnswerBytes, "answer bytes being written at most; an answer past it is replaced by 503 ServerBusy (0: no bound)")
 	fs.Int64Var(&l.memoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the Go heap in bytes, unless GOMEMLIMIT is set (0: none)")
 }
 
 func (l serveLimits) handlerLimits() httpapi.Limits {
 	return httpapi.Limits{
-		BodyTimeout:  l.bodyTimeout,
-		WriteTimeout: l.writeTimeout,
-		MaxRequests:  l.maxRequests,
-		MaxBodyBytes: l.maxBodyBytes,
-		ReturnMemory: true,
+		BodyTimeout:    l.bodyTimeout,
+		WriteTimeout:   l.writeTimeout,
+		MaxRequests:    l.maxRequests,
+		MaxBodyBytes:   l.maxBodyBytes,
+		MaxAnswerBytes: l.maxAnswerBytes,
+		ReturnMemory:   true,
 	}
 }
 

@@ -285,18 +285,12 @@ func fillPartition(t testing.TB, s *limitedServer, n, size int) {
 	}
 }
 
-// TestServeDropsStalledReaders is issue 12 row 6: a client that asks for a
-// page of 1000 entities and never reads it loses its connection after the
-// write timeout, and its share of the in-flight bound comes back.
-func TestServeDropsStalledReaders(t *testing.T) {
-	s := startLimitedServe(t, serveLimits{maxRequests: 1, writeTimeout: 300 * time.Millisecond})
-	// Control characters go out as \u0001: 2 MiB stored, a 12 MiB answer,
-	// more than loopback buffers hold.
-	fillPartition(t, s, 1000, 2<<10)
-	// Its headers arrive (reading them takes a few KiB of a 12 MiB answer):
-	// the answer is being written and holds the only slot. (The slot of the
-	// request before may not be released yet when its client has the
-	// answer: a 503 is retried.)
+// stallQuery sends a query for the whole "limits" table and reads only the
+// answer's headers (a few KiB of it): the answer is then being written,
+// and stays so until the write timeout. (The slot of the request before may
+// not be released yet when its client has the answer: a 503 is retried.)
+func stallQuery(t *testing.T, s *limitedServer) (*http.Response, *net.TCPConn) {
+	t.Helper()
 	var resp *http.Response
 	var conn *net.TCPConn
 	for attempt := 0; ; attempt++ {
@@ -305,7 +299,8 @@ func TestServeDropsStalledReaders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
+		c := conn
+		t.Cleanup(func() { c.Close() })
 		_ = conn.SetReadBuffer(4096)
 		if _, err := io.WriteString(conn, rawHeader(s.signed(t, http.MethodGet, "/limits()", nil), -1)); err != nil {
 			t.Fatal(err)
@@ -322,7 +317,18 @@ func TestServeDropsStalledReaders(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	stalled := resp
+	return resp, conn
+}
+
+// TestServeDropsStalledReaders is issue 12 row 6: a client that asks for a
+// page of 1000 entities and never reads it loses its connection after the
+// write timeout, and its share of the in-flight bound comes back.
+func TestServeDropsStalledReaders(t *testing.T) {
+	s := startLimitedServe(t, serveLimits{maxRequests: 1, writeTimeout: 300 * time.Millisecond})
+	// Control characters go out as \u0001: 2 MiB stored, a 12 MiB answer,
+	// more than loopback buffers hold.
+	fillPartition(t, s, 1000, 2<<10)
+	stalled, conn := stallQuery(t, s)
 	// The slot comes back once the write timeout drops the stalled answer.
 	var status int
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -370,5 +376,43 @@ func TestServeBoundsXMLBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantAzureError(t, resp, http.StatusRequestEntityTooLarge, "RequestBodyTooLarge")
+	}
+}
+
+// Answers being written to clients that do not read are bounded: past
+// -max-answer-bytes a large answer is replaced by 503 ServerBusy, a small
+// one still goes out, and the large one does once the stalled answer is
+// dropped.
+func TestServeBoundsAnswerBytes(t *testing.T) {
+	s := startLimitedServe(t, serveLimits{maxAnswerBytes: 16 << 20, writeTimeout: 500 * time.Millisecond})
+	fillPartition(t, s, 1000, 2<<10) // 12 MiB answers
+	stalled, _ := stallQuery(t, s)
+	if stalled.ContentLength < 10<<20 {
+		t.Fatalf("answer of %d bytes: the test needs one past half the bound", stalled.ContentLength)
+	}
+	get := func(path string) *http.Response {
+		resp, err := http.DefaultClient.Do(s.signed(t, http.MethodGet, path, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	wantAzureError(t, get("/limits()"), http.StatusServiceUnavailable, "ServerBusy")
+	if resp := get("/limits()?$top=1"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a small answer: %d", resp.StatusCode)
+	} else {
+		resp.Body.Close()
+	}
+	var status int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		resp := get("/limits()")
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if status = resp.StatusCode; status == http.StatusOK {
+			break
+		}
+	}
+	if status != http.StatusOK {
+		t.Fatalf("the large answer after the stalled one was dropped: %d", status)
 	}
 }

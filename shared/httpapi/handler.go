@@ -140,6 +140,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resp, err = h.serve(c)
 	}
 	h.startWriteDeadline(w)
+	if err == nil {
+		var releaseAnswer func()
+		if releaseAnswer, err = h.admitAnswer(resp); err == nil {
+			defer releaseAnswer()
+		} else if resp.recycleBody {
+			putBatchBuffer(resp.body)
+		}
+	}
 	var status int
 	var code apierr.Code
 	if err != nil {

@@ -35,6 +35,11 @@ type Limits struct {
 	// a Lambda execution environment serves one request at a time.
 	MaxRequests  int
 	MaxBodyBytes int64
+	// MaxAnswerBytes bounds the answer bodies being written at once: a
+	// client that does not read holds its answer (up to a page, a few MiB)
+	// until WriteTimeout. An answer past the bound, while others are being
+	// written, is replaced by 503 ServerBusy. 0 is unbounded.
+	MaxAnswerBytes int64
 	// ReturnMemory hands the heap a burst of request bodies grew back to
 	// the OS once the burst is over: when the body bytes in flight fall to
 	// zero after reaching burstBytes, at most once per burstCooldown. The
@@ -71,6 +76,7 @@ type admission struct {
 	mu       sync.Mutex
 	requests int
 	bytes    int64
+	answers  int64 // answer body bytes being written
 	// peak is the most body bytes in flight since memory was last
 	// returned, at lastReturn.
 	peak       int64
@@ -124,6 +130,29 @@ func (h *Handler) admit(r *http.Request) (release func(), err error) {
 		if burstOver {
 			go debug.FreeOSMemory()
 		}
+	}, nil
+}
+
+// admitAnswer reserves resp's body against MaxAnswerBytes, or answers 503
+// ServerBusy. One answer is always admitted when none is being written, so
+// an answer larger than the bound can still go out.
+func (h *Handler) admitAnswer(resp *response) (release func(), err error) {
+	limit, size := h.opts.Limits.MaxAnswerBytes, int64(len(resp.body))
+	if limit <= 0 || size == 0 {
+		return func() {}, nil
+	}
+	a := &h.admission
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.answers > 0 && a.answers+size > limit {
+		return nil, &apierr.Error{Code: apierr.ServerBusy, Err: errOverloaded,
+			Detail: "Too many answer bytes waiting for slow clients on this server; retry later."}
+	}
+	a.answers += size
+	return func() {
+		a.mu.Lock()
+		a.answers -= size
+		a.mu.Unlock()
 	}, nil
 }
 
