@@ -333,7 +333,7 @@ func decodeTyped(av types.AttributeValue) (edm.Value, error) {
 }
 
 // The scalar decoders below serve both the SDK's attribute values and the
-// page decoder that reads items straight from the response (itemjson.go).
+// page decoder that reads entities straight from the response (pagejson.go).
 
 // decodeString decodes an S value: a String under a plain name; under a
 // typed name a DateTime, a Guid or a Double, told apart by form.

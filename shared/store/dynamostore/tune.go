@@ -12,8 +12,8 @@ import (
 // rebuilt from its own options with the store's two changes to how requests
 // travel (any other API, such as a test double, is used as it is):
 //
-//   - itemProtocol decodes the items of GetItem, Query and Scan responses
-//     (see itemjson.go);
+//   - pageProtocol decodes the entities of Query and Scan pages (see
+//     pagejson.go);
 //   - singleWriteClient sends each request in one write.
 //
 // Doing it here, once, covers every client a Store is given, whoever built
@@ -23,7 +23,7 @@ func tuneClient(api API) API {
 	if !ok {
 		return api
 	}
-	return dynamodb.New(c.Options(), withItemProtocol, func(o *dynamodb.Options) {
+	return dynamodb.New(c.Options(), withPageProtocol, func(o *dynamodb.Options) {
 		if _, done := o.HTTPClient.(singleWriteClient); !done && o.HTTPClient != nil {
 			o.HTTPClient = singleWriteClient{o.HTTPClient}
 		}

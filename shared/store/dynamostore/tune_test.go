@@ -90,8 +90,8 @@ func TestTuneClient(t *testing.T) {
 	tuned := tuneClient(base).(*dynamodb.Client)
 	again := tuneClient(tuned).(*dynamodb.Client)
 	o := again.Options()
-	if p, ok := o.Protocol.(itemProtocol); !ok || isItemProtocol(p.ClientProtocol) {
-		t.Errorf("Protocol = %T (inner %T); want itemProtocol once", o.Protocol, p.ClientProtocol)
+	if p, ok := o.Protocol.(pageProtocol); !ok || isPageProtocol(p.ClientProtocol) {
+		t.Errorf("Protocol = %T (inner %T); want pageProtocol once", o.Protocol, p.ClientProtocol)
 	}
 	if h, ok := o.HTTPClient.(singleWriteClient); !ok {
 		t.Errorf("HTTPClient = %T; want singleWriteClient", o.HTTPClient)
@@ -111,7 +111,7 @@ func TestTuneClient(t *testing.T) {
 	}
 }
 
-func isItemProtocol(p any) bool { _, ok := p.(itemProtocol); return ok }
+func isPageProtocol(p any) bool { _, ok := p.(pageProtocol); return ok }
 
 type fakeAPI struct{ API }
 
