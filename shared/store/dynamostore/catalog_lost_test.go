@@ -81,3 +81,34 @@ func TestLostCatalogRecreated(t *testing.T) {
 		t.Fatalf("QueryTables after the re-creation: %+v, %v", page.Tables, err)
 	}
 }
+
+// A Create Table whose catalog writes were applied but whose answers were
+// lost (a timeout after sending, then a retry) meets its own writes: the
+// claim with its own marker, the table already active. Both count as done,
+// not as 409 TableAlreadyExists.
+func TestCreateTableCatalogWritesAreIdempotent(t *testing.T) {
+	s := newTestStore(t)
+	ctx := dynamolocal.Context(t, testTimeout)
+	phys, err := s.physicalName("acct", "Retried")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "marker-1"
+	for i := range 2 {
+		if claimed, err := s.claimTable(ctx, "acct", "Retried", phys, marker); !claimed || err != nil {
+			t.Fatalf("claim %d: %t, %v", i, claimed, err)
+		}
+	}
+	for i := range 2 {
+		if err := s.createPhysical(ctx, "acct", "Retried", phys, marker); err != nil {
+			t.Fatalf("create %d: %v", i, err)
+		}
+	}
+	if info, err := s.GetTable(ctx, "acct", "Retried"); err != nil || info.Name != "Retried" {
+		t.Fatalf("GetTable: %+v, %v", info, err)
+	}
+	// Another creator's claim on the name is still a conflict.
+	if claimed, err := s.claimTable(ctx, "acct", "Retried", phys, "marker-2"); claimed || !errors.Is(err, store.ErrTableExists) {
+		t.Fatalf("a second creator: %t, %v", claimed, err)
+	}
+}

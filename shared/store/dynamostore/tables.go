@@ -81,6 +81,11 @@ func (s *Store) claimTable(ctx context.Context, account, table, phys, marker str
 	if !ok {
 		return false, s.catalogErr(ctx, "create table", err)
 	}
+	if stringAttr(old, catMarker) == marker {
+		// Our own claim: an attempt whose answer was lost applied it,
+		// and the client's retry met it.
+		return true, nil
+	}
 	switch stringAttr(old, catState) {
 	case stateDeleting:
 		return false, s.resumeDelete(ctx, account, table, old)
@@ -184,8 +189,15 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 			":t":      &types.AttributeValueMemberS{Value: time.Now().UTC().Format(time.RFC3339Nano)},
 			":m":      &types.AttributeValueMemberS{Value: marker},
 		},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if _, ok := isConditionFailed(err); ok {
+	if old, ok := isConditionFailed(err); ok {
+		if stringAttr(old, catState) == stateActive && stringAttr(old, catPhysical) == phys {
+			// Active on this very table: our update, applied by an
+			// attempt whose answer was lost (or a takeover that finished
+			// the same table; either way the table is there).
+			return nil
+		}
 		return fmt.Errorf("dynamostore: table %q was taken over by another create: %w", table, store.ErrTableExists)
 	}
 	if err != nil {
