@@ -64,9 +64,6 @@ lint: vet ## go vet, gofmt, staticcheck and a dead-code check
 	$(GO) run $(STATICCHECK) $(PKGS)
 	@out="$$($(GO) run $(DEADCODE) -test $(PKGS))"; if [ -n "$$out" ]; then echo "dead code (deadcode -test):"; echo "$$out"; exit 1; fi
 
-# test starts one DynamoDB Local for the whole run and hands its endpoint to
-# every test binary (TABLEBRIDGE_DYNAMODB_ENDPOINT). Without Java the DynamoDB
-# tests skip loudly on a developer machine and fail in CI (CI=true).
 # lint-template checks template.yaml with cfn-lint (which also runs the SAM
 # transform). Without cfn-lint it warns, and fails under CI.
 .PHONY: lint-template
@@ -76,6 +73,9 @@ lint-template: ## cfn-lint template.yaml
 	  elif [ -n "$${CI:-}" ]; then echo "cfn-lint is not installed (make tools)"; exit 1; \
 	  else echo "WARNING: cfn-lint is not installed (make tools); template.yaml not linted"; fi
 
+# test starts one DynamoDB Local for the whole run and hands its endpoint to
+# every test binary (TABLEBRIDGE_DYNAMODB_ENDPOINT). Without Java the DynamoDB
+# tests skip loudly on a developer machine and fail in CI (CI=true).
 .PHONY: test
 test: tools lint lint-template ## install what is needed and run the whole suite (race detector on)
 	@mkdir -p $(BIN)
@@ -95,7 +95,7 @@ test: tools lint lint-template ## install what is needed and run the whole suite
 
 .PHONY: fuzz
 fuzz: ## run every fuzz target briefly (FUZZTIME=20s each)
-	@for spec in $$(grep -rl --include='*_test.go' '^func Fuzz' shared | xargs -n1 dirname | sort -u); do \
+	@for spec in $$(grep -rl --include='*_test.go' '^func Fuzz' shared internal cmd | xargs -n1 dirname | sort -u); do \
 	  for f in $$(grep -h '^func Fuzz' $$spec/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
 	    echo "== $$spec $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$${FUZZTIME:-20s} ./$$spec || exit 1; \
 	  done; done
