@@ -109,7 +109,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		from   = fs.String("from", "", "source: a connection string or a SAS URL (Azure, Azurite, tablebridge)")
 		dest   destFlags
 		copies copyFlags
-		ranges = fs.Int("ranges", 4, "PartitionKey ranges a large table is split into and read in parallel (1 for DynamoDB-backed or Cosmos DB sources)")
+		ranges = fs.Int("ranges", 4, "PartitionKey ranges a large table is split into and read in parallel (1 for Cosmos DB sources and tablebridge tables on the unordered DynamoDB layout, which read every range whole)")
 	)
 	dest.register(fs, "to", "destination: a tablebridge connection string or SAS URL (or -store)")
 	copies.register(fs)
