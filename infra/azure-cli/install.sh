@@ -9,6 +9,10 @@
 # Usage: infra/azure-cli/install.sh   (from anywhere inside the repo)
 set -euo pipefail
 
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=../lib/apt.sh
+source "${root}/infra/lib/apt.sh"
+
 have_az() {
 	[ -n "${TABLEBRIDGE_AZ:-}" ] && [ -x "${TABLEBRIDGE_AZ}" ] && return 0
 	[ -x /usr/bin/az ]
@@ -17,9 +21,8 @@ have_az() {
 have_az && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "Installing azure-cli with apt-get"
-	# Another apt-get may hold the dpkg lock (a parallel install); wait for it.
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends azure-cli >/dev/null
+	apt_get update -qq
+	apt_get install -y -qq --no-install-recommends azure-cli >/dev/null
 	have_az || { echo "install.sh: azure-cli installed but /usr/bin/az is missing" >&2; exit 1; }
 else
 	echo "install.sh: warning: the Azure CLI is missing; install Debian's azure-cli (as root: apt-get install azure-cli)" >&2

@@ -11,6 +11,10 @@
 # Usage: infra/python/install.sh   (from anywhere inside the repo)
 set -euo pipefail
 
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=../lib/apt.sh
+source "${root}/infra/lib/apt.sh"
+
 have_sdk() {
 	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import azure.data.tables' >/dev/null 2>&1
 }
@@ -18,9 +22,8 @@ have_sdk() {
 have_sdk && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "Installing python3-azure (azure-data-tables) with apt-get"
-	# Another apt-get may hold the dpkg lock (a parallel install); wait for it.
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends python3 python3-azure >/dev/null
+	apt_get update -qq
+	apt_get install -y -qq --no-install-recommends python3 python3-azure >/dev/null
 	have_sdk || { echo "install.sh: python3-azure installed but 'import azure.data.tables' fails" >&2; exit 1; }
 else
 	echo "install.sh: warning: the Python SDK (azure-data-tables) is missing; install Debian's python3-azure (as root: apt-get install python3-azure)" >&2
