@@ -217,7 +217,7 @@ func checkPolicy(t *testing.T, f lambdafn.Function, policies *yaml.Node) {
 		if p.Tag == "!If" && len(p.Content) == 3 && p.Content[0].Value == "HasKmsKey" {
 			// The customer managed key, for the functions that create
 			// tables, only when the parameter names one.
-			if !slices.Contains(f.StoreMethods(), lambdafn.StoreCreateTable) {
+			if !slices.Contains(f.StoreMethods(), operation.StoreCreateTable) {
 				t.Errorf("%s gets the tables' KMS key but creates no table", f.Name)
 			}
 			st := get(p.Content[1], "Statement").Content[0]

@@ -158,8 +158,8 @@ func Functions() []Function {
 			}
 			f.Operations = append(f.Operations, op)
 			for _, m := range info.Store {
-				if !slices.Contains(f.Store, StoreMethod(m)) {
-					f.Store = append(f.Store, StoreMethod(m))
+				if !slices.Contains(f.Store, m) {
+					f.Store = append(f.Store, m)
 				}
 			}
 		}

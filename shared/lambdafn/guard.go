@@ -6,31 +6,19 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// StoreMethod names a method of store.Store.
-type StoreMethod string
-
-// The store methods, as named in store.Store.
-const (
-	StoreCreateTable          StoreMethod = "CreateTable"
-	StoreDeleteTable          StoreMethod = "DeleteTable"
-	StoreGetTable             StoreMethod = "GetTable"
-	StoreQueryTables          StoreMethod = "QueryTables"
-	StoreSetTableACL          StoreMethod = "SetTableACL"
-	StoreGetEntity            StoreMethod = "GetEntity"
-	StoreQueryEntities        StoreMethod = "QueryEntities"
-	StoreWrite                StoreMethod = "Write"
-	StoreGetServiceProperties StoreMethod = "GetServiceProperties"
-	StoreSetServiceProperties StoreMethod = "SetServiceProperties"
-)
+// StoreMethod names a method of store.Store; operation.Info.Store lists
+// the ones each operation calls.
+type StoreMethod = operation.StoreMethod
 
 // baseStoreMethods are needed by every function whatever it serves: a table
 // SAS naming a stored access policy (si) is checked against the table's ACL
 // (GetTable), and any request with an Origin header is checked against the
 // account's CORS rules (GetServiceProperties).
-var baseStoreMethods = []StoreMethod{StoreGetTable, StoreGetServiceProperties}
+var baseStoreMethods = []StoreMethod{operation.StoreGetTable, operation.StoreGetServiceProperties}
 
 // guardStore lets a function reach only the store methods of its own
 // operations. Another operation that API Gateway should never have routed
@@ -61,70 +49,70 @@ func (g *guardStore) check(m StoreMethod) error {
 }
 
 func (g *guardStore) CreateTable(ctx context.Context, account, table string) (store.TableInfo, error) {
-	if err := g.check(StoreCreateTable); err != nil {
+	if err := g.check(operation.StoreCreateTable); err != nil {
 		return store.TableInfo{}, err
 	}
 	return g.next.CreateTable(ctx, account, table)
 }
 
 func (g *guardStore) DeleteTable(ctx context.Context, account, table string) error {
-	if err := g.check(StoreDeleteTable); err != nil {
+	if err := g.check(operation.StoreDeleteTable); err != nil {
 		return err
 	}
 	return g.next.DeleteTable(ctx, account, table)
 }
 
 func (g *guardStore) GetTable(ctx context.Context, account, table string) (store.TableInfo, error) {
-	if err := g.check(StoreGetTable); err != nil {
+	if err := g.check(operation.StoreGetTable); err != nil {
 		return store.TableInfo{}, err
 	}
 	return g.next.GetTable(ctx, account, table)
 }
 
 func (g *guardStore) QueryTables(ctx context.Context, account string, q store.TableQuery) (store.TablePage, error) {
-	if err := g.check(StoreQueryTables); err != nil {
+	if err := g.check(operation.StoreQueryTables); err != nil {
 		return store.TablePage{}, err
 	}
 	return g.next.QueryTables(ctx, account, q)
 }
 
 func (g *guardStore) SetTableACL(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
-	if err := g.check(StoreSetTableACL); err != nil {
+	if err := g.check(operation.StoreSetTableACL); err != nil {
 		return err
 	}
 	return g.next.SetTableACL(ctx, account, table, acl)
 }
 
 func (g *guardStore) GetEntity(ctx context.Context, account, table, partitionKey, rowKey string) (*model.Entity, error) {
-	if err := g.check(StoreGetEntity); err != nil {
+	if err := g.check(operation.StoreGetEntity); err != nil {
 		return nil, err
 	}
 	return g.next.GetEntity(ctx, account, table, partitionKey, rowKey)
 }
 
 func (g *guardStore) QueryEntities(ctx context.Context, account, table string, q store.Query) (store.Page, error) {
-	if err := g.check(StoreQueryEntities); err != nil {
+	if err := g.check(operation.StoreQueryEntities); err != nil {
 		return store.Page{}, err
 	}
 	return g.next.QueryEntities(ctx, account, table, q)
 }
 
 func (g *guardStore) Write(ctx context.Context, account, table string, ops []store.Op) error {
-	if err := g.check(StoreWrite); err != nil {
+	if err := g.check(operation.StoreWrite); err != nil {
 		return err
 	}
 	return g.next.Write(ctx, account, table, ops)
 }
 
 func (g *guardStore) GetServiceProperties(ctx context.Context, account string) ([]byte, error) {
-	if err := g.check(StoreGetServiceProperties); err != nil {
+	if err := g.check(operation.StoreGetServiceProperties); err != nil {
 		return nil, err
 	}
 	return g.next.GetServiceProperties(ctx, account)
 }
 
 func (g *guardStore) SetServiceProperties(ctx context.Context, account string, doc []byte) error {
-	if err := g.check(StoreSetServiceProperties); err != nil {
+	if err := g.check(operation.StoreSetServiceProperties); err != nil {
 		return err
 	}
 	return g.next.SetServiceProperties(ctx, account, doc)

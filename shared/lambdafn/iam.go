@@ -2,6 +2,8 @@ package lambdafn
 
 import (
 	"slices"
+
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // DynamoDB IAM actions by store method, split by the table they touch: the
@@ -12,36 +14,36 @@ import (
 // and GetItem of each item ("Using IAM with DynamoDB transactions"), and the
 // store uses no ConditionCheck.
 var storeActions = map[StoreMethod]struct{ catalog, data []string }{
-	StoreGetTable:             {catalog: []string{"dynamodb:GetItem"}},
-	StoreGetServiceProperties: {catalog: []string{"dynamodb:GetItem"}},
-	StoreQueryTables:          {catalog: []string{"dynamodb:Query"}},
-	StoreSetTableACL:          {catalog: []string{"dynamodb:UpdateItem"}},
-	StoreSetServiceProperties: {catalog: []string{"dynamodb:PutItem"}},
+	operation.StoreGetTable:             {catalog: []string{"dynamodb:GetItem"}},
+	operation.StoreGetServiceProperties: {catalog: []string{"dynamodb:GetItem"}},
+	operation.StoreQueryTables:          {catalog: []string{"dynamodb:Query"}},
+	operation.StoreSetTableACL:          {catalog: []string{"dynamodb:UpdateItem"}},
+	operation.StoreSetServiceProperties: {catalog: []string{"dynamodb:PutItem"}},
 	// Claim the name (PutItem), take over a stale claim or mark it active
 	// (UpdateItem), release a failed claim or finish an old delete
 	// (DeleteItem); create the table and wait until it is ACTIVE, and delete
 	// a half-deleted one of the same name.
-	StoreCreateTable: {
+	operation.StoreCreateTable: {
 		catalog: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 		// Tags on CreateTable need TagResource; point-in-time recovery is
 		// UpdateContinuousBackups once the table is ACTIVE.
 		data: []string{"dynamodb:CreateTable", "dynamodb:DescribeTable", "dynamodb:DeleteTable",
 			"dynamodb:TagResource", "dynamodb:UpdateContinuousBackups"},
 	},
-	StoreDeleteTable: {
+	operation.StoreDeleteTable: {
 		catalog: []string{"dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 		// UpdateTable lifts deletion protection before DeleteTable.
 		data: []string{"dynamodb:DeleteTable", "dynamodb:UpdateTable"},
 	},
 	// GetItem, plus TransactGetItems for an entity split over items.
-	StoreGetEntity: {data: []string{"dynamodb:GetItem"}},
+	operation.StoreGetEntity: {data: []string{"dynamodb:GetItem"}},
 	// Query (one partition) or Scan, and a GetItem that tells a missing
 	// table from an empty result.
-	StoreQueryEntities: {data: []string{"dynamodb:Query", "dynamodb:Scan", "dynamodb:GetItem"}},
+	operation.StoreQueryEntities: {data: []string{"dynamodb:Query", "dynamodb:Scan", "dynamodb:GetItem"}},
 	// PutItem, UpdateItem, DeleteItem, or TransactWriteItems of those; the
 	// slow path of large entities reads the stored version first (GetItem,
 	// TransactGetItems).
-	StoreWrite: {data: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:GetItem"}},
+	operation.StoreWrite: {data: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:GetItem"}},
 }
 
 // initCatalogActions are what every function needs at init:

@@ -105,7 +105,7 @@ type Info struct {
 	// Store lists the store methods (of shared/store's Store) it calls
 	// beyond GetTable and GetServiceProperties, which every request may
 	// call (a stored access policy, the CORS rules).
-	Store []string
+	Store []StoreMethod
 }
 
 var (
@@ -118,16 +118,21 @@ var (
 	options = http.MethodOptions
 )
 
+// StoreMethod names a method of store.Store.
+type StoreMethod string
+
 // The store methods, as named in store.Store.
 const (
-	storeCreateTable          = "CreateTable"
-	storeDeleteTable          = "DeleteTable"
-	storeQueryTables          = "QueryTables"
-	storeSetTableACL          = "SetTableACL"
-	storeGetEntity            = "GetEntity"
-	storeQueryEntities        = "QueryEntities"
-	storeWrite                = "Write"
-	storeSetServiceProperties = "SetServiceProperties"
+	StoreCreateTable          StoreMethod = "CreateTable"
+	StoreDeleteTable          StoreMethod = "DeleteTable"
+	StoreGetTable             StoreMethod = "GetTable"
+	StoreQueryTables          StoreMethod = "QueryTables"
+	StoreSetTableACL          StoreMethod = "SetTableACL"
+	StoreGetEntity            StoreMethod = "GetEntity"
+	StoreQueryEntities        StoreMethod = "QueryEntities"
+	StoreWrite                StoreMethod = "Write"
+	StoreGetServiceProperties StoreMethod = "GetServiceProperties"
+	StoreSetServiceProperties StoreMethod = "SetServiceProperties"
 )
 
 func routes(resource string, methods ...string) []Route {
@@ -152,39 +157,39 @@ func sas(resources string, perms ...string) *SAS { return &SAS{resources, perms}
 // built-in Table data roles, which hold no ACL or service actions.
 var table = [end]Info{
 	QueryTables: {Name: "QueryTables", AccountSAS: sas("sc", "l"), Token: RoleReader, ReadsOnly: true,
-		Routes: routes(ResourceTables, get), Store: []string{storeQueryTables}},
+		Routes: routes(ResourceTables, get), Store: []StoreMethod{StoreQueryTables}},
 	CreateTable: {Name: "CreateTable", AccountSAS: sas("c", "cw"), Token: RoleContributor,
-		Routes: routes(ResourceTables, post), Store: []string{storeCreateTable}},
+		Routes: routes(ResourceTables, post), Store: []StoreMethod{StoreCreateTable}},
 	DeleteTable: {Name: "DeleteTable", AccountSAS: sas("c", "d"), Token: RoleContributor,
-		Routes: routes(ResourceAny, del), Store: []string{storeDeleteTable}},
+		Routes: routes(ResourceAny, del), Store: []StoreMethod{StoreDeleteTable}},
 	GetTable: {Name: "GetTable", AuthorizedAs: QueryTables, ReadsOnly: true,
 		Routes: routes(ResourceAny, get)},
 	QueryEntities: {Name: "QueryEntities", AccountSAS: sas("o", "r"), TableSAS: sas("", "r"), Token: RoleReader, ReadsOnly: true,
-		Routes: routes(ResourceAny, get), Store: []string{storeQueryEntities}},
+		Routes: routes(ResourceAny, get), Store: []StoreMethod{StoreQueryEntities}},
 	GetEntity: {Name: "GetEntity", AccountSAS: sas("o", "r"), TableSAS: sas("", "r"), Token: RoleReader, ReadsOnly: true,
-		Routes: routes(ResourceAny, get), Store: []string{storeGetEntity}},
+		Routes: routes(ResourceAny, get), Store: []StoreMethod{StoreGetEntity}},
 	InsertEntity: {Name: "InsertEntity", AccountSAS: sas("o", "a"), TableSAS: sas("", "a"), Token: RoleContributor,
-		Routes: routes(ResourceAny, post), Store: []string{storeWrite}},
+		Routes: routes(ResourceAny, post), Store: []StoreMethod{StoreWrite}},
 	UpdateEntity: {Name: "UpdateEntity", AccountSAS: sas("o", "u"), TableSAS: sas("", "u"), Token: RoleContributor,
-		Routes: routes(ResourceAny, put, post), Store: []string{storeWrite}},
+		Routes: routes(ResourceAny, put, post), Store: []StoreMethod{StoreWrite}},
 	MergeEntity: {Name: "MergeEntity", AccountSAS: sas("o", "u"), TableSAS: sas("", "u"), Token: RoleContributor,
-		Routes: routes(ResourceAny, patch, MethodAny, post), Store: []string{storeWrite}},
+		Routes: routes(ResourceAny, patch, MethodAny, post), Store: []StoreMethod{StoreWrite}},
 	InsertOrReplaceEntity: {Name: "InsertOrReplaceEntity", AccountSAS: sas("o", "a", "u"), TableSAS: sas("", "a", "u"), Token: RoleContributor,
-		Routes: routes(ResourceAny, put, post), Store: []string{storeWrite}},
+		Routes: routes(ResourceAny, put, post), Store: []StoreMethod{StoreWrite}},
 	InsertOrMergeEntity: {Name: "InsertOrMergeEntity", AccountSAS: sas("o", "a", "u"), TableSAS: sas("", "a", "u"), Token: RoleContributor,
-		Routes: routes(ResourceAny, patch, MethodAny, post), Store: []string{storeWrite}},
+		Routes: routes(ResourceAny, patch, MethodAny, post), Store: []StoreMethod{StoreWrite}},
 	DeleteEntity: {Name: "DeleteEntity", AccountSAS: sas("o", "d"), TableSAS: sas("", "d"), Token: RoleContributor,
-		Routes: routes(ResourceAny, del, post), Store: []string{storeWrite}},
+		Routes: routes(ResourceAny, del, post), Store: []StoreMethod{StoreWrite}},
 	// A batch may be a lone GET of an entity.
 	EntityGroupTransaction: {Name: "EntityGroupTransaction", Unauthorized: true,
-		Routes: routes(ResourceAny, post), Store: []string{storeWrite, storeGetEntity}},
+		Routes: routes(ResourceAny, post), Store: []StoreMethod{StoreWrite, StoreGetEntity}},
 	// HEAD is Get Table ACL's other verb.
 	GetTableACL: {Name: "GetTableACL", ReadsOnly: true, Routes: routes(ResourceAny, get, head)},
-	SetTableACL: {Name: "SetTableACL", Routes: routes(ResourceAny, put), Store: []string{storeSetTableACL}},
+	SetTableACL: {Name: "SetTableACL", Routes: routes(ResourceAny, put), Store: []StoreMethod{StoreSetTableACL}},
 	GetServiceProperties: {Name: "GetServiceProperties", AccountSAS: sas("s", "r"), ReadsOnly: true,
 		Routes: routes(ResourceAccount, get)},
 	SetServiceProperties: {Name: "SetServiceProperties", AccountSAS: sas("s", "w"),
-		Routes: routes(ResourceAccount, put), Store: []string{storeSetServiceProperties}},
+		Routes: routes(ResourceAccount, put), Store: []StoreMethod{StoreSetServiceProperties}},
 	GetServiceStats: {Name: "GetServiceStats", AccountSAS: sas("s", "r"), ReadsOnly: true,
 		Routes: routes(ResourceAccount, get)},
 	// CORS preflight on every resource; it reads the account's CORS rules.
