@@ -151,11 +151,10 @@ func NewRequestV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest, basePa
 	var decoded, escaped string
 	pathDecoded := !functionURL || pathIsDecoded(raw)
 	if !pathDecoded {
-		d, err := url.PathUnescape(raw)
-		if err != nil {
-			return nil, apierr.Newf(apierr.InvalidURI, "The request path %q is not validly percent-encoded.", raw)
-		}
-		decoded, escaped = d, raw
+		// pathIsDecoded found every "%" followed by two hex digits, so
+		// unescaping cannot fail.
+		decoded, _ = url.PathUnescape(raw)
+		escaped = raw
 	} else {
 		decoded, escaped = raw, (&url.URL{Path: raw}).EscapedPath()
 	}

@@ -174,14 +174,14 @@ func TestUnusableEvents(t *testing.T) {
 	fs := newFunctions(t, openBolt(t))
 	h := fs.byName["querytables"]
 	for name, payload := range map[string]string{
-		"not JSON":            `{`,
-		"no method (1.0)":     `{"path":"/devstoreaccount1/Tables"}`,
-		"no method (2.0)":     `{"version":"2.0","rawPath":"/devstoreaccount1/Tables","requestContext":{"http":{}}}`,
-		"bad base64 (2.0)":    `{"version":"2.0","rawPath":"/devstoreaccount1/Tables","body":"%%%","isBase64Encoded":true,"requestContext":{"http":{"method":"GET"}}}`,
-		"broken query (2.0)":  `{"version":"2.0","rawPath":"/devstoreaccount1/Tables","rawQueryString":"a=%zz","requestContext":{"http":{"method":"GET"}}}`,
-		"bad requestContext":  `{"httpMethod":"GET","requestContext":[]}`,
-		"function URL bad %":  `{"version":"2.0","rawPath":"/devstoreaccount1/t%zz","requestContext":{"domainName":"x.lambda-url.us-east-1.on.aws","http":{"method":"GET"}}}`,
-		"HTTP API bare % key": `{"version":"2.0","rawPath":"/devstoreaccount1/t(PartitionKey='100%',RowKey='')","requestContext":{"http":{"method":"GET"}}}`,
+		"not JSON":             `{`,
+		"no method (1.0)":      `{"path":"/devstoreaccount1/Tables"}`,
+		"no method (2.0)":      `{"version":"2.0","rawPath":"/devstoreaccount1/Tables","requestContext":{"http":{}}}`,
+		"bad base64 (2.0)":     `{"version":"2.0","rawPath":"/devstoreaccount1/Tables","body":"%%%","isBase64Encoded":true,"requestContext":{"http":{"method":"GET"}}}`,
+		"broken query (2.0)":   `{"version":"2.0","rawPath":"/devstoreaccount1/Tables","rawQueryString":"a=%zz","requestContext":{"http":{"method":"GET"}}}`,
+		"bad requestContext":   `{"httpMethod":"GET","requestContext":[]}`,
+		"function URL stray %": `{"version":"2.0","rawPath":"/devstoreaccount1/t%zz","requestContext":{"domainName":"x.lambda-url.us-east-1.on.aws","http":{"method":"GET"}}}`,
+		"HTTP API bare % key":  `{"version":"2.0","rawPath":"/devstoreaccount1/t(PartitionKey='100%',RowKey='')","requestContext":{"http":{"method":"GET"}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := len(fs.log.lines(t))
@@ -198,10 +198,16 @@ func TestUnusableEvents(t *testing.T) {
 				t.Fatalf("answer %s: %v", out, err)
 			}
 			if strings.Contains(name, "%") {
-				// A bare % means the path arrived decoded: well formed,
-				// only unsigned.
+				// A % not followed by two hex digits means the path
+				// arrived decoded: the event is usable (no "unusable"
+				// line), the request only unsigned.
 				if resp.StatusCode != http.StatusForbidden {
 					t.Fatalf("got %s", out)
+				}
+				for _, line := range fs.log.lines(t)[before:] {
+					if line["msg"] == "unusable API Gateway event" {
+						t.Fatalf("usable event logged as unusable: %v", line)
+					}
 				}
 				return
 			}
