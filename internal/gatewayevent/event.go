@@ -282,7 +282,12 @@ func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 	}
 	ev.Headers["host"] = host
 	ev.Headers["content-length"] = fmt.Sprint(len(body))
-	ev.Headers["x-forwarded-for"] = sourceIP
+	// API Gateway appends the source IP to what the client sent.
+	if xff := ev.Headers["x-forwarded-for"]; xff != "" {
+		ev.Headers["x-forwarded-for"] = xff + ", " + sourceIP
+	} else {
+		ev.Headers["x-forwarded-for"] = sourceIP
+	}
 	ev.Headers["x-forwarded-port"] = "443"
 	ev.Headers["x-forwarded-proto"] = "https"
 	ev.Headers["x-amzn-trace-id"] = "Root=1-5e9f0c65-1de4d666d4dd26aced652b6c"

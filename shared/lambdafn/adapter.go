@@ -256,7 +256,8 @@ type wireRequest struct {
 
 // assemble builds the http.Request the handler serves. The Host header
 // wins over the event's domain name; X-Forwarded-For becomes the source IP
-// API Gateway saw, and X-Forwarded-Proto defaults to https.
+// API Gateway saw (none when the event lacks it), and X-Forwarded-Proto
+// defaults to https.
 func assemble(ctx context.Context, w wireRequest) *http.Request {
 	header := w.header
 	host := header.Get("Host")
@@ -267,6 +268,10 @@ func assemble(ctx context.Context, w wireRequest) *http.Request {
 	if header.Get("X-Forwarded-Proto") == "" {
 		header.Set("X-Forwarded-Proto", "https")
 	}
+	// Only API Gateway's view of the client counts: a client-sent
+	// X-Forwarded-For would otherwise pass a SAS sip check, also in an
+	// event that lacks the source IP.
+	header.Del("X-Forwarded-For")
 	if w.sourceIP != "" {
 		header.Set("X-Forwarded-For", w.sourceIP)
 	}

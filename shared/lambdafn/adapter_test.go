@@ -244,6 +244,34 @@ func TestNewRequestHeaders(t *testing.T) {
 		}
 	})
 
+	t.Run("payload 2.0: a client-sent X-Forwarded-For cannot spoof the SAS sip check", func(t *testing.T) {
+		for _, tc := range []struct{ name, sourceIP, want string }{
+			{"source IP given", "203.0.113.9", "203.0.113.9"},
+			{"source IP missing", "", ""},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				ev := events.APIGatewayV2HTTPRequest{
+					Version: "2.0", RawPath: "/devstoreaccount1/Tables",
+					// The client's own entry first, API Gateway's appended:
+					// the handler's clientIP reads the first entry.
+					Headers: map[string]string{"host": apiHost, "x-forwarded-for": "10.9.8.7, 203.0.113.9"},
+					RequestContext: events.APIGatewayV2HTTPRequestContext{DomainName: apiHost,
+						HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "GET", SourceIP: tc.sourceIP}},
+				}
+				r, err := lambdafn.NewRequestV2(context.Background(), ev, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := r.Header.Get("X-Forwarded-For"); got != tc.want {
+					t.Errorf("X-Forwarded-For = %q, want %q", got, tc.want)
+				}
+				if r.RemoteAddr != tc.want {
+					t.Errorf("RemoteAddr = %q, want %q", r.RemoteAddr, tc.want)
+				}
+			})
+		}
+	})
+
 	t.Run("the payload 2.0 adapter splits on commas (why this is a REST API)", func(t *testing.T) {
 		var v2 core.RequestAccessorV2
 		r, err := v2.EventToRequest(events.APIGatewayV2HTTPRequest{
