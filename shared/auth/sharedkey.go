@@ -43,15 +43,26 @@ func (v *Verifier) authenticateSharedKey(acct *accountEntry, r *Request, header 
 	// entity 'x%20y', sent as x%2520y).
 	comp := compParam(r.Query)
 	buf := make([]byte, 0, 160+len(r.SignedPath))
-	buf = appendSharedKeyStringToSign(buf, scheme, r, date, acct.name, r.SignedPath, comp)
-	matched := matchAny(acct.keys, buf, &sig)
-	if !matched && r.PathDecoded {
-		for _, path := range decodedPathSpellings(r.SignedPath) {
-			buf = appendSharedKeyStringToSign(buf[:0], scheme, r, date, acct.name, path, comp)
-			if matched = matchAny(acct.keys, buf, &sig); matched {
-				break
+	signs := func(path string) bool {
+		buf = appendSharedKeyStringToSign(buf[:0], scheme, r, date, acct.name, path, comp)
+		return matchAny(acct.keys, buf, &sig)
+	}
+	matched := false
+paths:
+	for _, signed := range append([]string{r.SignedPath}, r.AltSignedPaths...) {
+		if matched = signs(signed); matched {
+			break
+		}
+		if !r.PathDecoded {
+			continue
+		}
+		for _, path := range decodedPathSpellings(signed) {
+			if matched = signs(path); matched {
+				break paths
 			}
 		}
+	}
+	if r.PathDecoded || len(r.AltSignedPaths) > 0 {
 		buf = appendSharedKeyStringToSign(buf[:0], scheme, r, date, acct.name, r.SignedPath, comp)
 	}
 	if matched {

@@ -37,6 +37,11 @@ type Request struct {
 	// also tries the SDKs' spellings, only those that decode back to the
 	// same path (decodedPathSpellings).
 	PathDecoded bool
+	// AltSignedPaths are other paths a Shared Key signature may sign for
+	// this request, tried after SignedPath (each with its decoded-path
+	// spellings when PathDecoded): a path-style secondary request may be
+	// signed for the primary's path.
+	AltSignedPaths []string
 	// Query is the decoded query string.
 	Query url.Values
 	// Header holds the request headers as received.

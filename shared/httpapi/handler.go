@@ -290,8 +290,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 		Now:         c.now,
 		Endpoint:    base,
 	}
-	p, err := h.verifier.Authenticate(c.r.Context(), ar)
-	if err != nil && secondary && pathStyle {
+	if secondary && pathStyle {
 		// Clients sign with the primary account's name and key ("Authorize
 		// with Shared Key": secondary access is authorized as the
 		// primary). The Go and JS SDKs sign the path as sent
@@ -300,15 +299,10 @@ func (h *Handler) serve(c *call) (*response, error) {
 		// /acct-secondary/acct/...); a client may also name the primary in
 		// place of the secondary.
 		if ep, ok := strings.CutPrefix(escaped, "/"+addressed); ok {
-			for _, alt := range []string{stagePrefix + "/" + account + ep, stagePrefix + ep} {
-				ar.SignedPath = alt
-				if p2, err2 := h.verifier.Authenticate(c.r.Context(), ar); err2 == nil {
-					p, err = p2, nil
-					break
-				}
-			}
+			ar.AltSignedPaths = []string{stagePrefix + "/" + account + ep, stagePrefix + ep}
 		}
 	}
+	p, err := h.verifier.Authenticate(c.r.Context(), ar)
 	if err != nil {
 		return nil, err
 	}
