@@ -62,9 +62,6 @@ paths:
 			}
 		}
 	}
-	if r.PathDecoded || len(r.AltSignedPaths) > 0 {
-		buf = appendSharedKeyStringToSign(buf[:0], scheme, r, date, acct.name, r.SignedPath, comp)
-	}
 	if matched {
 		if scheme == SchemeSharedKey {
 			return acct.sharedKey, nil
@@ -72,7 +69,11 @@ paths:
 		return acct.sharedKeyLite, nil
 	}
 	// Like Azure, name the string-to-sign so a developer can compare it
-	// with what the client signed; it holds nothing secret.
+	// with what the client signed; it holds nothing secret. Other paths
+	// may have been tried since, so it is built again for the path sent.
+	if r.PathDecoded || len(r.AltSignedPaths) > 0 {
+		buf = appendSharedKeyStringToSign(buf[:0], scheme, r, date, acct.name, r.SignedPath, comp)
+	}
 	return nil, authFailed("The MAC signature found in the HTTP request '%s' is not the same as any computed signature. Server used following string to sign: '%s'.", sigText, buf)
 }
 
