@@ -32,8 +32,9 @@ var storeActions = map[StoreMethod]struct{ catalog, data []string }{
 	},
 	operation.StoreDeleteTable: {
 		catalog: []string{"dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-		// UpdateTable lifts deletion protection before DeleteTable.
-		data: []string{"dynamodb:DeleteTable", "dynamodb:UpdateTable"},
+		// UpdateTable lifts deletion protection, DescribeTable waits for
+		// ACTIVE again, then DeleteTable.
+		data: []string{"dynamodb:DeleteTable", "dynamodb:UpdateTable", "dynamodb:DescribeTable"},
 	},
 	// GetItem, plus TransactGetItems for an entity split over items.
 	operation.StoreGetEntity: {data: []string{"dynamodb:GetItem"}},

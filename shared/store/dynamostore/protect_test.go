@@ -120,3 +120,56 @@ func TestProtection(t *testing.T) {
 		}
 	})
 }
+
+// inUseAfterUpdate answers the first DeleteTable after an UpdateTable with
+// ResourceInUseException, as AWS does while the UpdateTable that lifted
+// deletion protection leaves the table UPDATING (DynamoDB Local applies it
+// at once).
+type inUseAfterUpdate struct {
+	mu       sync.Mutex
+	updated  bool
+	answered int
+}
+
+func (f *inUseAfterUpdate) option(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+		return st.Initialize.Add(middleware.InitializeMiddlewareFunc("inUseAfterUpdate",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				f.mu.Lock()
+				switch in.Parameters.(type) {
+				case *dynamodb.UpdateTableInput:
+					f.updated = true
+				case *dynamodb.DeleteTableInput:
+					if f.updated {
+						f.updated = false
+						f.answered++
+						f.mu.Unlock()
+						return middleware.InitializeOutput{}, middleware.Metadata{}, &types.ResourceInUseException{Message: aws.String("Attempt to change a resource which is still in use: Table is being updated")}
+					}
+				}
+				f.mu.Unlock()
+				return next.HandleInitialize(ctx, in)
+			}), middleware.Before)
+	})
+}
+
+// TestDeleteProtectedWhileUpdating: Delete Table of a protected table
+// succeeds although the DeleteTable right after lifting the protection
+// finds the table UPDATING.
+func TestDeleteProtectedWhileUpdating(t *testing.T) {
+	ctx := dynamolocal.Context(t, testTimeout)
+	fault := &inUseAfterUpdate{}
+	s := newTestStoreWith(t, Options{Protection: Protection{DeletionProtection: true}}, fault.option)
+	if _, err := s.CreateTable(ctx, "acct", "Updating"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteTable(ctx, "acct", "Updating"); err != nil {
+		t.Fatalf("Delete Table of a protected table found UPDATING: %v", err)
+	}
+	if fault.answered != 1 {
+		t.Fatalf("ResourceInUseException answered %d times, want 1", fault.answered)
+	}
+	if _, err := s.GetTable(ctx, "acct", "Updating"); !errors.Is(err, store.ErrTableNotFound) {
+		t.Fatalf("after delete: %v", err)
+	}
+}

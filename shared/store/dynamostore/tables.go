@@ -301,18 +301,42 @@ func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
 }
 
 func (s *Store) deletePhysical(ctx context.Context, phys string) error {
-	cctx, cancel := s.call(ctx)
-	defer cancel()
-	_, err := s.db.DeleteTable(cctx, &dynamodb.DeleteTableInput{TableName: aws.String(phys)})
+	err := s.sendDeleteTable(ctx, phys)
 	if protected, lerr := s.liftDeletionProtection(ctx, phys, err); lerr != nil {
 		return lerr
 	} else if protected {
-		_, err = s.db.DeleteTable(cctx, &dynamodb.DeleteTableInput{TableName: aws.String(phys)})
+		// Lifting the protection is an UpdateTable, which leaves the table
+		// UPDATING for a while on AWS.
+		if err := s.waitActive(ctx, phys); err != nil {
+			return err
+		}
+		err = s.sendDeleteTable(ctx, phys)
 	}
 	if err == nil || isCode(err, "ResourceNotFoundException") {
 		return nil
 	}
 	return mapErr("delete table "+phys, err)
+}
+
+// deleteTableAttempts bounds the DeleteTables sent to a table that answers
+// ResourceInUseException.
+const deleteTableAttempts = 3
+
+// sendDeleteTable sends DeleteTable. A table CREATING or UPDATING answers
+// ResourceInUseException (DynamoDB's DeleteTable reference): it waits until
+// the table is ACTIVE and sends again, a bounded number of times.
+func (s *Store) sendDeleteTable(ctx context.Context, phys string) error {
+	for attempt := 1; ; attempt++ {
+		cctx, cancel := s.call(ctx)
+		_, err := s.db.DeleteTable(cctx, &dynamodb.DeleteTableInput{TableName: aws.String(phys)})
+		cancel()
+		if !isCode(err, "ResourceInUseException") || attempt == deleteTableAttempts {
+			return err
+		}
+		if err := s.waitActive(ctx, phys); err != nil {
+			return err
+		}
+	}
 }
 
 // removeDeleted removes a deleting catalog item. Losing the race to another
