@@ -88,7 +88,6 @@ func (s *Store) enableRecovery(ctx context.Context, phys string) error {
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)},
 	})
 	if err != nil && mode == PITRBestEffort && isCode(err, "UnknownOperationException") {
-		s.recoveryUnsupported.Store(true)
 		return nil
 	}
 	if err != nil {
@@ -96,10 +95,6 @@ func (s *Store) enableRecovery(ctx context.Context, phys string) error {
 	}
 	return nil
 }
-
-// RecoveryUnsupported reports whether the endpoint refused point-in-time
-// recovery as an unknown operation (DynamoDB Local) under PITRBestEffort.
-func (s *Store) RecoveryUnsupported() bool { return s.recoveryUnsupported.Load() }
 
 // liftDeletionProtection turns deletion protection off so that the store's
 // own Delete Table can delete the table; it reports whether the table was

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -104,9 +103,6 @@ type Store struct {
 	noIndex sync.Map
 	// recreating serializes re-creations of a lost catalog table.
 	recreating sync.Mutex
-	// recoveryUnsupported records that the endpoint does not know
-	// UpdateContinuousBackups (PITRBestEffort).
-	recoveryUnsupported atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)
