@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -92,7 +92,7 @@ func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
 		if err := catalog.Delete(key); err != nil {
 			return err
 		}
-		if err := tables.DeleteBucket(key); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
+		if err := tables.DeleteBucket(key); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 			return err
 		}
 		return nil

@@ -55,9 +55,9 @@
 // by decodeItems (codec.go), GetItem and TransactGetItems included, with
 // one exception, kept because a whole-request benchmark shows it pays: a
 // Query or Scan page of plain single-item entities is read from the
-// response JSON straight into entities (pagejson.go), which takes the
-// server's CPU per 1000-row query to about half of what the SDK's
-// token-by-token decoder and decodeItems cost (README, DynamoDB overhead).
+// response JSON straight into entities (pagejson.go), which costs the
+// server less CPU per query than the SDK's token-by-token decoder and
+// decodeItems (figures: README, Performance, DynamoDB overhead).
 // The page decoder calls codec.go's scalar decoders, so the Edm rules live
 // once; a page holding anything else (a chunked entity's items, another
 // tool's attributes) goes to the SDK whole and through decodeItems, and a

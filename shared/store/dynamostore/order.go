@@ -64,7 +64,7 @@ func fullOrderKey(pk, rk string) []byte {
 // truncOrder cuts an encoding to the index's limit. A byte prefix keeps the
 // order weakly: a < b implies trunc(a) <= trunc(b). Keys whose encodings
 // share their first maxOrderBytes bytes tie in the index and are put in
-// order by the reader (see shardStream.fill).
+// order by the reader (see merger.readShard).
 func truncOrder(b []byte) []byte {
 	if len(b) > maxOrderBytes {
 		return b[:maxOrderBytes]
