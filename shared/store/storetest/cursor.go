@@ -92,15 +92,33 @@ func (s suite) testCursorLimits(t *testing.T) {
 	}
 
 	t.Run("TablesAfterAnyCursor", func(t *testing.T) {
-		for _, c := range []string{strings.Repeat("z", 3000), "~", "\xff", strings.ToLower(table) + "\x00"} {
-			page, err := f.s.QueryTables(f.ctx, f.account, store.TableQuery{Top: 1000, After: c})
+		// next sorts right after the cursor built from table's name, so a
+		// store that answers every cursor with an empty page fails.
+		next := table + "x"
+		f.createTable(f.account, next)
+		cases := []struct {
+			after string
+			want  string // a table the page must hold; "" for none
+		}{
+			{strings.Repeat("z", 3000), ""},
+			{"~", ""},
+			{"\xff", ""},
+			{strings.ToLower(table) + "\x00", next},
+		}
+		for _, c := range cases {
+			page, err := f.s.QueryTables(f.ctx, f.account, store.TableQuery{Top: 1000, After: c.after})
 			if err != nil {
-				t.Fatalf("QueryTables after %.20q: %v", c, err)
+				t.Fatalf("QueryTables after %.20q: %v", c.after, err)
 			}
+			found := c.want == ""
 			for _, ti := range page.Tables {
-				if strings.ToLower(ti.Name) <= c {
-					t.Fatalf("QueryTables after %.20q returned %q", c, ti.Name)
+				if strings.ToLower(ti.Name) <= c.after {
+					t.Fatalf("QueryTables after %.20q returned %q", c.after, ti.Name)
 				}
+				found = found || ti.Name == c.want
+			}
+			if !found {
+				t.Errorf("QueryTables after %.20q: %d tables without %q", c.after, len(page.Tables), c.want)
 			}
 		}
 	})
