@@ -47,18 +47,6 @@ func parseUnverified(token string) (*claims, error) {
 	return &c, nil
 }
 
-// decodeClaims reads verified claims (the payload go-oidc returns).
-func decodeClaims(payload func(any) error) (*claims, error) {
-	var c claims
-	if err := payload(&c); err != nil {
-		return nil, err
-	}
-	if err := payload(&c.raw); err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
-
 // Reasons, as Azure words them in AuthenticationErrorDetail (they come
 // from Microsoft.IdentityModel's token validation).
 const (
