@@ -21,7 +21,6 @@ type Verified struct {
 	client  *http.Client
 	refresh time.Duration
 	issuers map[string]*issuer
-	first   *issuer
 }
 
 // VerifiedOptions tune NewVerified.
@@ -83,9 +82,6 @@ func NewVerified(cfg *Config, opts VerifiedOptions) (*Verified, error) {
 			is.challenge = entraChallenge(host, tenant)
 		}
 		v.issuers[u] = is
-		if v.first == nil {
-			v.first = is
-		}
 	}
 	return v, nil
 }
@@ -154,15 +150,19 @@ func (is *issuer) currentChallenge() string {
 	return is.challenge
 }
 
+// first is the first configured issuer, whose challenge a token of no
+// configured issuer gets.
+func (v *Verified) first() *issuer { return v.issuers[v.cfg.Issuers[0]] }
+
 // VerifyToken implements auth.TokenVerifier.
 func (v *Verified) VerifyToken(ctx context.Context, token string, r *auth.Request) (*auth.TokenGrant, error) {
 	unverified, err := parseUnverified(token)
 	if err != nil {
-		return nil, auth.BearerError(v.first.currentChallenge(), reasonMalformed)
+		return nil, auth.BearerError(v.first().currentChallenge(), reasonMalformed)
 	}
 	is, ok := v.issuers[unverified.Issuer]
 	if !ok {
-		return nil, auth.BearerError(v.first.currentChallenge(), reasonIssuer)
+		return nil, auth.BearerError(v.first().currentChallenge(), reasonIssuer)
 	}
 	verifier, err := is.get(ctx, v)
 	if err != nil {
