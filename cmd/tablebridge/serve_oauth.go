@@ -43,7 +43,11 @@ func (f *oauthFlags) verifier(ctx context.Context, https bool, out io.Writer) (a
 		return nil, nil
 	case "basic":
 		fmt.Fprintln(out, "WARNING: -oauth basic accepts bearer tokens WITHOUT checking their signature; anyone can make one. Use it for local development only.")
-		tv = oauth.NewBasic(cfg)
+		b, err := oauth.NewBasic(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("serve: -oauth basic: %w", err)
+		}
+		tv = b
 	case "verified":
 		v, err := oauth.NewVerified(cfg, oauth.VerifiedOptions{})
 		if err != nil {

@@ -15,12 +15,17 @@ type Basic struct {
 
 // NewBasic returns a basic-mode verifier. cfg may be nil; its Roles, when
 // there are any, decide what a token may do, otherwise every accepted token
-// is a contributor everywhere. Its Issuers and Audiences are not used.
-func NewBasic(cfg *Config) *Basic {
+// is a contributor everywhere. Its Issuers and Audiences are not used. It is
+// checked as ParseConfig checks it: a Config built in code needs that for
+// its Roles to grant anything.
+func NewBasic(cfg *Config) (*Basic, error) {
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	return &Basic{cfg: cfg}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	return &Basic{cfg: cfg}, nil
 }
 
 // defaultChallenge names the multi-tenant authority when the token says

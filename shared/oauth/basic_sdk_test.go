@@ -25,7 +25,7 @@ func TestBasicMode(t *testing.T) {
 
 func testBasicMode(t *testing.T, storeOpts []testserver.Option) {
 	logs := &logBuffer{}
-	srv := testserver.New(t, append(storeOpts, testserver.WithTLS(), testserver.WithTokens(oauth.NewBasic(nil)),
+	srv := testserver.New(t, append(storeOpts, testserver.WithTLS(), testserver.WithTokens(basic(t, nil)),
 		testserver.WithLogRequests(), testserver.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))...)
 	// Basic mode checks no signature: any key makes an acceptable token.
 	key := testissuer.NewKey(t, jose.RS256)
@@ -171,7 +171,7 @@ func testBasicMode(t *testing.T, storeOpts []testserver.Option) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rsrv := testserver.New(t, append(storeOpts, testserver.WithTLS(), testserver.WithTokens(oauth.NewBasic(cfg)))...)
+		rsrv := testserver.New(t, append(storeOpts, testserver.WithTLS(), testserver.WithTokens(basic(t, cfg)))...)
 		name := testserver.TableName(t, "")
 		if _, err := rsrv.ServiceClient(t).CreateTable(t.Context(), name, nil); err != nil {
 			t.Fatal(err)
@@ -188,7 +188,7 @@ func testBasicMode(t *testing.T, storeOpts []testserver.Option) {
 	})
 
 	t.Run("OverHTTPIsRefused", func(t *testing.T) {
-		plain := testserver.New(t, append(storeOpts, testserver.WithTokens(oauth.NewBasic(nil)))...)
+		plain := testserver.New(t, append(storeOpts, testserver.WithTokens(basic(t, nil)))...)
 		resp := rawBearer(t, plain, http.MethodGet, "/Tables", testissuer.Token(t, key, v1, nil))
 		if resp.StatusCode != http.StatusForbidden || resp.Header.Get("x-ms-error-code") != "AuthenticationFailed" ||
 			!strings.Contains(string(resp.Body), "Authentication scheme Bearer is not allowed with HTTP.") {

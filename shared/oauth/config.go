@@ -103,6 +103,8 @@ func (c *Config) check() error {
 		if a.Claim == "" || a.Value == "" {
 			errs = append(errs, fmt.Errorf("oauth: roles[%d]: claim and value are required", i))
 		}
+		// An account name is lower case; any case names the same account.
+		a.Account = strings.ToLower(a.Account)
 		if a.Account == "" {
 			errs = append(errs, fmt.Errorf(`oauth: roles[%d]: account is required ("*" for every account)`, i))
 		}
@@ -142,6 +144,7 @@ func (c *Config) grant(cl *claims, account string, allowAll bool) *auth.TokenGra
 		}
 		return g
 	}
+	account = strings.ToLower(account) // the request's spelling
 	for i := range c.Roles {
 		a := &c.Roles[i]
 		if a.Account != "*" && a.Account != account {

@@ -59,3 +59,24 @@ func TestGrant(t *testing.T) {
 		t.Errorf("verified mode without roles %+v", g)
 	}
 }
+
+// TestBasicConfigLiteral: a Config built in code is checked by NewBasic, so
+// its Roles grant, and an account matches in any case, on either side.
+func TestBasicConfigLiteral(t *testing.T) {
+	b, err := NewBasic(&Config{Roles: []Assignment{{Claim: "oid", Value: "u", Role: "Contributor", Account: "MyAccount"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := &claims{ObjectID: "u", raw: map[string]any{"oid": "u"}}
+	for _, account := range []string{"myaccount", "MYACCOUNT"} {
+		if g := b.cfg.grant(user, account, true); g.Account != auth.RoleContributor {
+			t.Errorf("grant in %s: %+v", account, g)
+		}
+	}
+	if g := b.cfg.grant(user, "other", true); g.Account != auth.RoleNone {
+		t.Errorf("grant in another account: %+v", g)
+	}
+	if _, err := NewBasic(&Config{Roles: []Assignment{{Claim: "oid", Value: "u", Role: "owner", Account: "a"}}}); err == nil {
+		t.Error("NewBasic took an unknown role")
+	}
+}

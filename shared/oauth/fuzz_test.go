@@ -18,7 +18,10 @@ func FuzzBasicVerifyToken(f *testing.F) {
 	f.Add("")
 	f.Add("eyJhbGciOiJub25lIn0.e30.")
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	b := NewBasic(nil)
+	b, err := NewBasic(nil)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, token string) {
 		r := &auth.Request{Account: "devstoreaccount1", Endpoint: "https://127.0.0.1:10002/devstoreaccount1", Now: now}
 		g, err := b.VerifyToken(context.Background(), token, r)

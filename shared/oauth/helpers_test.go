@@ -16,6 +16,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/testissuer"
 	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
@@ -44,6 +45,16 @@ func forEachStore(t *testing.T, fn func(t *testing.T, storeOpts []testserver.Opt
 		t.Cleanup(func() { st.Close() })
 		fn(t, []testserver.Option{testserver.WithStore(st)})
 	})
+}
+
+// basic returns a basic-mode verifier of cfg.
+func basic(t *testing.T, cfg *oauth.Config) *oauth.Basic {
+	t.Helper()
+	b, err := oauth.NewBasic(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // credential returns a TokenCredential that always hands out token.
