@@ -84,9 +84,51 @@ type Issuer struct {
 	// URL is the issuer identifier (the iss of its tokens).
 	URL string
 
-	mu          sync.Mutex
-	keys        []*Key
-	jwksFetches atomic.Int64
+	mu             sync.Mutex
+	keys           []*Key
+	discoveryFault Fault
+	keysFault      Fault
+	jwksFetches    atomic.Int64
+}
+
+// Fault is how the issuer answers a request it is told to fail.
+type Fault int
+
+const (
+	// Healthy answers normally.
+	Healthy Fault = iota
+	// ServerError answers 500 Internal Server Error.
+	ServerError
+	// BadJSON answers 200 with a body that is not JSON.
+	BadJSON
+)
+
+// SetDiscoveryFault makes the discovery document answer f.
+func (is *Issuer) SetDiscoveryFault(f Fault) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.discoveryFault = f
+}
+
+// SetKeysFault makes the key set answer f.
+func (is *Issuer) SetKeysFault(f Fault) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.keysFault = f
+}
+
+// faulted answers f and reports whether it did (f is not Healthy).
+func faulted(w http.ResponseWriter, f Fault) bool {
+	switch f {
+	case ServerError:
+		http.Error(w, "issuer failure", http.StatusInternalServerError)
+	case BadJSON:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"keys": [`))
+	default:
+		return false
+	}
+	return true
 }
 
 // New starts an issuer publishing keys until the test ends.
@@ -95,6 +137,12 @@ func New(t testing.TB, keys ...*Key) *Issuer {
 	is := &Issuer{keys: keys}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		is.mu.Lock()
+		f := is.discoveryFault
+		is.mu.Unlock()
+		if faulted(w, f) {
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"issuer":                                is.URL,
@@ -109,6 +157,10 @@ func New(t testing.TB, keys ...*Key) *Issuer {
 	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, r *http.Request) {
 		is.jwksFetches.Add(1)
 		is.mu.Lock()
+		if faulted(w, is.keysFault) {
+			is.mu.Unlock()
+			return
+		}
 		set := jose.JSONWebKeySet{}
 		for _, k := range is.keys {
 			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.priv.Public(), KeyID: k.ID, Algorithm: string(k.Alg), Use: "sig"})

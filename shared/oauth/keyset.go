@@ -28,7 +28,9 @@ type keySet struct {
 
 	mu        sync.RWMutex
 	keys      []jose.JSONWebKey
-	fetchedAt time.Time // zero until a fetch succeeded or failed
+	fetchedAt time.Time // of the last successful fetch
+	failedAt  time.Time
+	failure   error // of the last fetch, when it failed
 
 	fetchMu sync.Mutex // one fetch at a time
 }
@@ -81,24 +83,29 @@ func (ks *keySet) verifyHeld(jws *jose.JSONWebSignature, kid string) (payload []
 }
 
 // fetch gets the key set again unless one was fetched within the refresh
-// interval (then the token's key is unknown, and stays so until later).
+// interval (then the token's key is unknown, and stays so until later). A
+// failed fetch keeps the keys held and is not tried again for
+// rediscoverAfter, so a down issuer is not asked once per request.
 func (ks *keySet) fetch(ctx context.Context) error {
 	ks.fetchMu.Lock()
 	defer ks.fetchMu.Unlock()
 	ks.mu.RLock()
-	last := ks.fetchedAt
+	last, failedAt, failure := ks.fetchedAt, ks.failedAt, ks.failure
 	ks.mu.RUnlock()
 	if !last.IsZero() && time.Since(last) < ks.refresh {
 		return errUnknownKey
 	}
+	if failure != nil && time.Since(failedAt) < rediscoverAfter {
+		return failure
+	}
 	keys, err := ks.download(ctx)
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
-	ks.fetchedAt = time.Now()
 	if err != nil {
+		ks.failedAt, ks.failure = time.Now(), err
 		return err
 	}
-	ks.keys = keys
+	ks.keys, ks.fetchedAt, ks.failure = keys, time.Now(), nil
 	return nil
 }
 

@@ -39,8 +39,8 @@ type VerifiedOptions struct {
 const DefaultKeyRefresh = 10 * time.Second
 
 // issuer is one configured issuer, discovered on first use (or Discover)
-// and kept, with its key set (keySet: cached, fetched again for an unknown
-// key id).
+// with its keys fetched, and kept, with its key set (keySet: cached,
+// fetched again for an unknown key id).
 type issuer struct {
 	url string
 
@@ -94,7 +94,7 @@ func (v *Verified) resourceID() string {
 	return StorageAudience
 }
 
-// Discover fetches every issuer's discovery document now, so a wrong issuer
+// Discover fetches every issuer's discovery document and keys now, so a wrong issuer
 // shows at start rather than at the first request. Failures are returned
 // together; the issuers are discovered again on use.
 func (v *Verified) Discover(ctx context.Context) error {
@@ -134,6 +134,12 @@ func (is *issuer) get(ctx context.Context, v *Verified) (*oidc.IDTokenVerifier, 
 		is.challenge = "Bearer authorization_uri=" + p.Endpoint().AuthURL + " resource_id=" + v.resourceID()
 	}
 	keys := &keySet{url: meta.JWKSURL, client: v.client, refresh: v.refresh}
+	// Without keys no token can be judged: like a failed discovery, a 503
+	// the client retries, not a 401 for every token.
+	if err := keys.fetch(ctx); err != nil {
+		is.failure, is.failedAt = err, time.Now()
+		return nil, is.failure
+	}
 	is.verifier = oidc.NewVerifier(is.url, keys, &oidc.Config{
 		// Audience, nbf and exp are checked below, the same way as in basic
 		// mode: several audiences, and Shared Key's clock skew.

@@ -246,3 +246,45 @@ func testVerifiedMode(t *testing.T, storeOpts []testserver.Option) {
 		}
 	})
 }
+
+// TestVerifiedIssuerDown: while an issuer's discovery document or keys
+// cannot be had (a 500, or a body that is not JSON), a valid token is
+// answered 503 ServerBusy, which the SDKs retry, and nothing is written.
+func TestVerifiedIssuerDown(t *testing.T) {
+	for _, part := range []string{"Discovery", "Keys"} {
+		for fault, faultName := range map[testissuer.Fault]string{testissuer.ServerError: "ServerError", testissuer.BadJSON: "BadJSON"} {
+			t.Run(part+faultName, func(t *testing.T) {
+				key := testissuer.NewKey(t, jose.ES256)
+				iss := testissuer.New(t, key)
+				if part == "Discovery" {
+					iss.SetDiscoveryFault(fault)
+				} else {
+					iss.SetKeysFault(fault)
+				}
+				cfg, err := oauth.ParseConfig([]byte(fmt.Sprintf(`{"issuers": [%q],
+					"roles": [{"claim": "oid", "value": "writer", "role": "contributor", "account": "*"}]}`, iss.URL)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, err := oauth.NewVerified(cfg, oauth.VerifiedOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := v.Discover(t.Context()); err == nil {
+					t.Error("Discover reported no failure")
+				}
+				srv := testserver.New(t, testserver.WithTLS(), testserver.WithTokens(v))
+				name := testserver.TableName(t, "")
+				if _, err := srv.ServiceClient(t).CreateTable(t.Context(), name, nil); err != nil {
+					t.Fatal(err)
+				}
+				sc := srv.TokenServiceClient(t, devAccount, credential(iss.Token(t, key, testissuer.Claims{"oid": "writer"})))
+				_, err = sc.NewClient(name).AddEntity(t.Context(), []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil)
+				wantRefusal(t, err, http.StatusServiceUnavailable, "ServerBusy", "", "")
+				if _, err := srv.ServiceClient(t).NewClient(name).GetEntity(t.Context(), "p", "r", nil); err == nil {
+					t.Error("an insert answered 503 was stored")
+				}
+			})
+		}
+	}
+}
