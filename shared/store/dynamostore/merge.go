@@ -38,6 +38,7 @@ func (s *Store) orderIndexUsable(phys string) bool {
 }
 
 func (s *Store) markNoIndex(phys string) {
+	s.indexSeen.Delete(phys)
 	s.noIndex.Store(phys, time.Now().Add(noIndexRecheck))
 }
 
@@ -170,7 +171,9 @@ func (m *merger) read(ctx context.Context, limit int32, _ item) ([]pageItem, ite
 }
 
 // fill reads a page of every shard that has nothing ready and is not
-// spent, concurrently, sized for want more items over all shards.
+// spent, concurrently, sized for want more items over all shards. On a
+// table whose index has not answered yet it reads one shard first, so a
+// table without the index costs one failed Query rather than one per shard.
 func (m *merger) fill(ctx context.Context, want int) (int, error) {
 	var need []*shardStream
 	for _, sh := range m.shards {
@@ -182,6 +185,22 @@ func (m *merger) fill(ctx context.Context, want int) (int, error) {
 		return 0, nil
 	}
 	limit := int32(min((want+orderShards-1)/orderShards+1, 1000))
+	probed := 0
+	if _, seen := m.s.indexSeen.Load(m.phys); !seen {
+		n, err := m.fillShards(ctx, need[:1], limit)
+		if err != nil {
+			return n, err
+		}
+		m.s.indexSeen.Store(m.phys, struct{}{})
+		probed, need = n, need[1:]
+	}
+	n, err := m.fillShards(ctx, need, limit)
+	return probed + n, err
+}
+
+// fillShards reads pages of the shards concurrently until each has items
+// ready or is spent.
+func (m *merger) fillShards(ctx context.Context, need []*shardStream, limit int32) (int, error) {
 	var wg sync.WaitGroup
 	counts := make([]int, len(need))
 	errs := make([]error, len(need))

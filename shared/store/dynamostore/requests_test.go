@@ -17,6 +17,8 @@ import (
 func TestRequestsPerOperation(t *testing.T) {
 	counter := newCallCounter()
 	env := newEnv(t, newTestStore(t, counter.option))
+	// plain's table has no order index (the unordered layout).
+	plain := newEnv(t, newTestStoreWith(t, Options{Layout: LayoutUnordered}, counter.option))
 	counter.take()
 
 	// cur is the stored version of ("p", "e"), kept up to date by the steps.
@@ -106,6 +108,20 @@ func TestRequestsPerOperation(t *testing.T) {
 			_, err := env.s.QueryEntities(env.ctx, env.account, env.table, store.Query{Keys: pkRange("p"), Top: 1000})
 			return err
 		}, map[string]int{"Query": 1}, nil},
+		{"QueryAcrossPartitions", func() error {
+			_, err := env.s.QueryEntities(env.ctx, env.account, env.table, store.Query{Top: 1000})
+			return err
+		}, map[string]int{"Query": orderShards}, nil},
+		// Without the index: one shard's Query fails, and then the table is
+		// Scanned, without trying the index again, until noIndexRecheck.
+		{"QueryAcrossPartitionsNoIndex", func() error {
+			_, err := plain.s.QueryEntities(plain.ctx, plain.account, plain.table, store.Query{Top: 1000})
+			return err
+		}, map[string]int{"Query": 1, "Scan": 1}, nil},
+		{"QueryAcrossPartitionsNoIndexAgain", func() error {
+			_, err := plain.s.QueryEntities(plain.ctx, plain.account, plain.table, store.Query{Top: 1000})
+			return err
+		}, map[string]int{"Scan": 1}, nil},
 		{"Batch3", batch(3, false), map[string]int{"TransactWriteItems": 1}, nil},
 		{"Batch100", batch(100, false), map[string]int{"TransactWriteItems": 1}, nil},
 		{"BatchFailing", batch(5, true), map[string]int{"TransactWriteItems": 1}, store.ErrEntityExists},

@@ -101,6 +101,9 @@ type Store struct {
 	// noIndex maps a physical table found without a usable order index to
 	// the time.Time until which its queries Scan (see merge.go).
 	noIndex sync.Map
+	// indexSeen holds the physical tables whose order index has answered a
+	// Query: their queries read every shard at once (see merger.fill).
+	indexSeen sync.Map
 	// recreating serializes re-creations of a lost catalog table.
 	recreating sync.Mutex
 }

@@ -166,6 +166,7 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 	// A table of this name deleted earlier may have been found without the
 	// order index; this one has it unless the layout is unordered.
 	s.noIndex.Delete(phys)
+	s.indexSeen.Delete(phys)
 	if err := s.waitActive(ctx, phys); err != nil {
 		// Leave the claim: the table may still turn ACTIVE, and a later
 		// CreateTable takes the claim over once it is stale.
