@@ -3,6 +3,7 @@ package functions_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +34,9 @@ const (
 	costBatchSize       = 100          // entities per measured batch
 )
 
+// envMeasureCost turns the cost measurement on.
+const envMeasureCost = "TABLEBRIDGE_MEASURE_COST"
+
 // opCost is what one operation costs: billed milliseconds (median of the
 // emulator's REPORT lines) and DynamoDB capacity units (median of the
 // request log lines' consumedCapacity, reads or writes).
@@ -60,7 +64,13 @@ func (c opCost) perMillion(apiPrice float64) (total, lambda, dynamo float64) {
 // logs what a million of each costs at the public prices: the HTTP API
 // profile runs the REST profile's functions, so its Lambda and DynamoDB
 // figures are the REST ones with the HTTP API's request price.
+//
+// It runs only when envMeasureCost is 1 (make cost): some 120 invocations
+// that assert nothing, only print the README's cost table.
 func measureCost(t *testing.T, d *deployment) {
+	if os.Getenv(envMeasureCost) != "1" {
+		t.Skipf("set %s=1 (make cost) to measure what each operation costs", envMeasureCost)
+	}
 	type profileRun struct {
 		name  string
 		opts  gatewayevent.Options
