@@ -12,8 +12,11 @@ import (
 )
 
 // runScenarioMore is the second half of the SDK scenario: typed entities,
-// odd keys, a batch of 100, the table ACL, service properties, CORS
-// preflight and the literal MERGE verb.
+// odd keys, a batch of 100, the table ACL, service properties and CORS
+// preflight. A literal MERGE verb is not among them: only this harness is
+// known to deliver it (AWS documents nothing about extension methods), so
+// lambdafn's TestLiteralMerge checks it against the handler alone, and the
+// front doors are driven with PATCH and the X-HTTP-Method tunnel.
 func runScenarioMore(ctx context.Context, g *gateway, svc *aztables.ServiceClient, client *aztables.Client, table string,
 	step func(string, func(*testing.T))) {
 	step("typed entities", func(t *testing.T) {
@@ -126,18 +129,6 @@ func runScenarioMore(ctx context.Context, g *gateway, svc *aztables.ServiceClien
 			header: map[string]string{"Origin": "https://evil.example.com", "Access-Control-Request-Method": "PUT"}})
 		if resp.status != http.StatusForbidden {
 			t.Fatalf("preflight from another origin: %d %s", resp.status, resp.body)
-		}
-	})
-
-	step("literal MERGE verb", func(t *testing.T) {
-		resp := rawRequest(t, g, rawReq{method: "MERGE", path: "/" + table + "(PartitionKey='p1',RowKey='r08')",
-			body: `{"Merged":"by MERGE"}`, header: map[string]string{"If-Match": "*", "Content-Type": "application/json"}})
-		if resp.status != http.StatusNoContent {
-			t.Fatalf("MERGE: %d %s", resp.status, resp.body)
-		}
-		got, err := client.GetEntity(ctx, "p1", "r08", nil)
-		if err != nil || field(t, got.Value, "Merged") != "by MERGE" || field(t, got.Value, "Name") != "row 8, plain" {
-			t.Fatalf("after MERGE: %v %s", err, got.Value)
 		}
 	})
 }

@@ -25,8 +25,8 @@ import (
 // create a table, insert, query with continuation and with a filter full of
 // characters that need encoding, merge (PATCH and the X-HTTP-Method
 // tunnel), a batch, conditional updates and deletes, typed entities, odd
-// keys, a batch of 100, the ACL, service properties, CORS preflight and
-// the MERGE verb (runScenarioMore), then delete the table.
+// keys, a batch of 100, the ACL, service properties and CORS preflight
+// (runScenarioMore), then delete the table.
 // Every call asserts its response. The SDK signs with SharedKeyLite over
 // the path it sends (stage or base path included) and sends x-ms-date with its comma, ETags in
 // If-Match and Prefer, so each success also proves those arrive intact.
