@@ -90,14 +90,25 @@ func SampleDir() (string, error) {
 	return sampleDir.dir, sampleDir.err
 }
 
+// sampleFiles caches each published sample's bytes by name: Build reads one
+// per event. Each event still decodes its own copy, which Build rewrites.
+var sampleFiles sync.Map // name -> func() ([]byte, error)
+
 func loadSample(name string, into any) error {
-	dir, err := SampleDir()
+	read, _ := sampleFiles.LoadOrStore(name, sync.OnceValues(func() ([]byte, error) {
+		dir, err := SampleDir()
+		if err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("gatewayevent: published sample: %w", err)
+		}
+		return b, nil
+	}))
+	b, err := read.(func() ([]byte, error))()
 	if err != nil {
 		return err
-	}
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		return fmt.Errorf("gatewayevent: published sample: %w", err)
 	}
 	if err := json.Unmarshal(b, into); err != nil {
 		return fmt.Errorf("gatewayevent: %s: %w", name, err)
