@@ -31,7 +31,7 @@ type Handler struct {
 	http *httpapi.Handler
 	log  *slog.Logger
 	// basePath is a custom domain's base path mapping, which an HTTP API
-	// event does not carry but the client signed (see NewRequestV2).
+	// event does not carry but the client signed (see newRequestV2).
 	basePath string
 }
 
@@ -79,14 +79,9 @@ func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		return json.Marshal(h.refuseV1(ctx, "", err))
 	}
 	if ev.v2 != nil {
-		return json.Marshal(h.ServeV2(ctx, *ev.v2))
+		return json.Marshal(h.serveV2(ctx, *ev.v2))
 	}
 	return json.Marshal(h.serveV1(ctx, *ev.v1, ev.httpAPI))
-}
-
-// ServeV1 serves a REST API event (payload format 1.0).
-func (h *Handler) ServeV1(ctx context.Context, ev events.APIGatewayProxyRequest) events.APIGatewayProxyResponse {
-	return h.serveV1(ctx, ev, false)
 }
 
 // serveV1 serves a payload format 1.0 event: a REST API's, or with
@@ -100,10 +95,10 @@ func (h *Handler) serveV1(ctx context.Context, ev events.APIGatewayProxyRequest,
 	return Serve(h.http, r)
 }
 
-// ServeV2 serves a payload format 2.0 event (HTTP API, Function URL).
-func (h *Handler) ServeV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest) V2Response {
+// serveV2 serves a payload format 2.0 event (HTTP API, Function URL).
+func (h *Handler) serveV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest) V2Response {
 	ctx = withCapacityMeter(ctx)
-	r, err := NewRequestV2(ctx, ev, h.basePath)
+	r, err := newRequestV2(ctx, ev, h.basePath)
 	if err != nil {
 		return toV2Response(h.refuseV1(ctx, ev.RawPath, err))
 	}

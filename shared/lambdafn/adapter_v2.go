@@ -118,7 +118,7 @@ func toV2Response(r events.APIGatewayProxyResponse) V2Response {
 	return out
 }
 
-// NewRequestV2 turns a payload format 2.0 event (HTTP API or Function URL)
+// newRequestV2 turns a payload format 2.0 event (HTTP API or Function URL)
 // into the request the client sent. basePath is the custom domain's base
 // path mapping, if the API has one.
 //
@@ -138,7 +138,7 @@ func toV2Response(r events.APIGatewayProxyResponse) V2Response {
 //     not carry, so it comes from the configuration (basePath). The part
 //     below is what the route matched.
 //   - Query: rawQueryString is the query as sent.
-func NewRequestV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest, basePath string) (*http.Request, error) {
+func newRequestV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest, basePath string) (*http.Request, error) {
 	method := strings.ToUpper(ev.RequestContext.HTTP.Method)
 	if method == "" {
 		return nil, apierr.Newf(apierr.InvalidInput, "The event has no requestContext.http.method; it is not an HTTP API or Function URL event.")

@@ -26,7 +26,7 @@ const (
 	// when empty. template.yaml creates it.
 	EnvCatalogTable = "TABLEBRIDGE_CATALOG_TABLE"
 	// EnvKeysSecret is the ARN or name of the Secrets Manager secret that
-	// holds the account keys (see ParseKeySecret).
+	// holds the account keys (see parseSecret).
 	EnvKeysSecret = "TABLEBRIDGE_ACCOUNT_KEYS_SECRET"
 	// EnvUseEmulatorKey, when true, serves the storage emulator's public
 	// account devstoreaccount1 instead of reading a secret: for sam local

@@ -2,7 +2,7 @@
 // Gateway (a REST API or an HTTP API) or a Lambda function URL: the
 // functions of the deployment and their routes (Functions, Profiles), the
 // adapter between events and http.Request (Handler.Invoke, NewRequest,
-// NewRequestV2, Serve), the configuration from the environment
+// Serve), the configuration from the environment
 // (LoadConfig), and Main, which every functions/<name>/main.go calls.
 //
 // # Payload formats

@@ -50,12 +50,6 @@ const generatedKeysLen = 176
 // minKeyBytes refuses keys too short for HMAC-SHA256 to be worth anything.
 const minKeyBytes = 32
 
-// ParseKeySecret reads the keys secret of account.
-func ParseKeySecret(secret, account string) (auth.Account, error) {
-	acc, _, err := parseSecret(secret, account)
-	return acc, err
-}
-
 // parseSecret reads the keys secret: the account and any role assignments.
 func parseSecret(secret, account string) (auth.Account, []oauth.Assignment, error) {
 	var s keySecret
