@@ -40,9 +40,11 @@ const (
 	maxBootstrapBytes = 12 << 20
 	maxInitTime       = 2 * time.Second
 	keysSecretID      = "tablebridge/test/account-keys"
-	// basePath is the custom domain base path of the deployment's
-	// TABLEBRIDGE_BASE_PATH.
-	basePath = "tables"
+	// The custom domain carries the REST API at restBasePath and the HTTP
+	// API at httpAPIBasePath, the deployment's TABLEBRIDGE_BASE_PATH, as
+	// template.yaml maps them (BasePath, HttpApiBasePath).
+	restBasePath    = "tables"
+	httpAPIBasePath = "http"
 )
 
 func functionNames() []string {
@@ -83,7 +85,7 @@ func baseEnv(t testing.TB, endpoint, smURL, prefix string) []string {
 		lambdafn.EnvTablePrefix + "=" + prefix,
 		lambdafn.EnvKeysSecret + "=" + keysSecretID,
 		lambdafn.EnvDynamoDBEndpoint + "=" + endpoint,
-		lambdafn.EnvBasePath + "=" + basePath,
+		lambdafn.EnvBasePath + "=" + httpAPIBasePath,
 		// DynamoDB Local has no point-in-time recovery; deletion protection
 		// it has, so Delete Table lifts it in every scenario.
 		lambdafn.EnvPITR + "=best-effort", lambdafn.EnvDeletionProtection + "=true", lambdafn.EnvStackName + "=tablebridge-test",
@@ -148,9 +150,9 @@ func profileMounts() []struct {
 		opts gatewayevent.Options
 	}{
 		{"REST API stage Prod", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: lambdafn.SampleStage}},
-		{"REST API custom domain", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: lambdafn.SampleStage, CustomDomain: domain, BasePath: basePath}},
+		{"REST API custom domain", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: lambdafn.SampleStage, CustomDomain: domain, BasePath: restBasePath}},
 		{"HTTP API stage prod", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, Stage: "prod"}},
-		{"HTTP API custom domain", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, Stage: "prod", CustomDomain: domain, BasePath: basePath}},
+		{"HTTP API custom domain", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, Stage: "prod", CustomDomain: domain, BasePath: httpAPIBasePath}},
 		{"Function URL", gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}},
 	}
 }

@@ -433,6 +433,15 @@ func TestTemplateResources(t *testing.T) {
 	env := map[string]string{}
 	for _, k := range mappingKeys(vars) {
 		v := get(vars, k)
+		if k == lambdafn.EnvBasePath {
+			// What HTTP API events leave out of rawPath: the HTTP API's
+			// mapping key on the custom domain in the HttpApi profile.
+			if got := scalars(v); v.Tag != "!If" || !slices.Equal(got, []string{"IsHttpApi", "!Ref HttpApiBasePath", "!Ref BasePath"}) {
+				t.Errorf("%s = %s %q, want the HTTP API's mapping key in the HttpApi profile", k, v.Tag, got)
+			}
+			env[k] = str(get(tpl, "Parameters", "HttpApiBasePath", "Default"))
+			continue
+		}
 		switch tagged(v) {
 		case "!Ref AccountName":
 			env[k] = "myaccount"
@@ -456,7 +465,7 @@ func TestTemplateResources(t *testing.T) {
 			env[k] = "STANDARD_INFREQUENT_ACCESS"
 		case "!Ref DeletionProtection":
 			env[k] = "true"
-		case "!Ref TablesCmkArn", "!Ref BasePath":
+		case "!Ref TablesCmkArn":
 			env[k] = ""
 		case "!Ref OAuthIssuers", "!Ref OAuthAudiences", "!Ref OAuthRoles":
 			env[k] = "" // bearer tokens off, the parameters' default
@@ -490,7 +499,7 @@ func TestTemplateResources(t *testing.T) {
 func TestTemplateOperations(t *testing.T) {
 	tpl := loadTemplate(t)
 	for _, p := range []string{"LambdaMemorySize", "LogRetentionDays", "ThrottlingRateLimit", "ThrottlingBurstLimit", "ReservedConcurrency",
-		"Tracing", "AlarmEmail", "Error5xxRateThreshold", "DomainName", "CertificateArn", "BasePath", "TablesCmkArn", "TableClass", "DeletionProtection", "Profile"} {
+		"Tracing", "AlarmEmail", "Error5xxRateThreshold", "DomainName", "CertificateArn", "BasePath", "HttpApiBasePath", "TablesCmkArn", "TableClass", "DeletionProtection", "Profile"} {
 		if get(tpl, "Parameters", p) == nil {
 			t.Errorf("no parameter %s", p)
 		}
@@ -537,10 +546,18 @@ func TestTemplateOperations(t *testing.T) {
 			}
 		}
 	}
-	for id, cond := range map[string]string{"AlarmTopic": "HasAlarmEmail", "CustomDomain": "HasCustomDomain", "CustomDomainMapping": "HasCustomDomain"} {
+	for id, cond := range map[string]string{"AlarmTopic": "HasAlarmEmail", "CustomDomain": "HasCustomDomain", "CustomDomainMapping": "HasCustomDomain",
+		"HttpApiDomainMapping": "HasHttpApiCustomDomain"} {
 		if got := str(get(tpl, "Resources", id, "Condition")); got != cond {
 			t.Errorf("%s: Condition %q, want %q", id, got, cond)
 		}
+	}
+	// The HTTP API is mapped on the same custom domain, at its own key.
+	m := get(tpl, "Resources", "HttpApiDomainMapping")
+	if str(get(m, "Type")) != "AWS::ApiGatewayV2::ApiMapping" || tagged(get(m, "Properties", "DomainName")) != "!Ref CustomDomain" ||
+		tagged(get(m, "Properties", "ApiId")) != "!Ref HttpApi" || tagged(get(m, "Properties", "Stage")) != "!Ref HttpApiStage" ||
+		tagged(get(m, "Properties", "ApiMappingKey")) != "!Ref HttpApiBasePath" {
+		t.Error("HttpApiDomainMapping must map the HTTP API's stage on CustomDomain at HttpApiBasePath")
 	}
 }
 

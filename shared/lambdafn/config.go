@@ -38,9 +38,10 @@ const (
 	// EnvDynamoDBLayout is ordered (the default) or unordered: whether new
 	// tables get the order index (dynamostore.Options.Layout).
 	EnvDynamoDBLayout = "TABLEBRIDGE_DYNAMODB_LAYOUT"
-	// EnvBasePath is the custom domain's base path mapping ("tables"),
-	// empty without a custom domain or with a root mapping. HTTP API events
-	// leave it out of rawPath, but the client signed it.
+	// EnvBasePath is the HTTP API's mapping key on the custom domain
+	// (template.yaml's HttpApiBasePath), empty without a custom domain or
+	// with a root mapping. HTTP API events leave it out of rawPath, but the
+	// client signed it; REST API events carry their own base path.
 	EnvBasePath = "TABLEBRIDGE_BASE_PATH"
 	// EnvOAuthIssuers lists, comma-separated, the OpenID issuers whose
 	// bearer tokens the deployment accepts (verified mode: signatures
