@@ -25,6 +25,7 @@ type keySet struct {
 	url     string
 	client  *http.Client
 	refresh time.Duration
+	now     func() time.Time
 
 	mu        sync.RWMutex
 	keys      []jose.JSONWebKey
@@ -92,20 +93,21 @@ func (ks *keySet) fetch(ctx context.Context) error {
 	ks.mu.RLock()
 	last, failedAt, failure := ks.fetchedAt, ks.failedAt, ks.failure
 	ks.mu.RUnlock()
-	if !last.IsZero() && time.Since(last) < ks.refresh {
+	now := ks.now()
+	if !last.IsZero() && now.Sub(last) < ks.refresh {
 		return errUnknownKey
 	}
-	if failure != nil && time.Since(failedAt) < rediscoverAfter {
+	if failure != nil && now.Sub(failedAt) < rediscoverAfter {
 		return failure
 	}
 	keys, err := ks.download(ctx)
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
 	if err != nil {
-		ks.failedAt, ks.failure = time.Now(), err
+		ks.failedAt, ks.failure = now, err
 		return err
 	}
-	ks.keys, ks.fetchedAt, ks.failure = keys, time.Now(), nil
+	ks.keys, ks.fetchedAt, ks.failure = keys, now, nil
 	return nil
 }
 

@@ -21,6 +21,7 @@ type Verified struct {
 	client  *http.Client
 	refresh time.Duration
 	issuers map[string]*issuer
+	now     func() time.Time // the key sets' clock; tests move it
 }
 
 // VerifiedOptions tune NewVerified.
@@ -75,7 +76,7 @@ func NewVerified(cfg *Config, opts VerifiedOptions) (*Verified, error) {
 	if refresh == 0 {
 		refresh = DefaultKeyRefresh
 	}
-	v := &Verified{cfg: cfg, client: client, refresh: refresh, issuers: make(map[string]*issuer)}
+	v := &Verified{cfg: cfg, client: client, refresh: refresh, issuers: make(map[string]*issuer), now: time.Now}
 	for _, u := range cfg.Issuers {
 		is := &issuer{url: u, challenge: "Bearer authorization_uri=" + u + " resource_id=" + v.resourceID()}
 		if host, tenant, ok := entraIssuer(u); ok {
@@ -133,7 +134,7 @@ func (is *issuer) get(ctx context.Context, v *Verified) (*oidc.IDTokenVerifier, 
 	if _, _, entra := entraIssuer(is.url); !entra && p.Endpoint().AuthURL != "" {
 		is.challenge = "Bearer authorization_uri=" + p.Endpoint().AuthURL + " resource_id=" + v.resourceID()
 	}
-	keys := &keySet{url: meta.JWKSURL, client: v.client, refresh: v.refresh}
+	keys := &keySet{url: meta.JWKSURL, client: v.client, refresh: v.refresh, now: v.now}
 	// Without keys no token can be judged: like a failed discovery, a 503
 	// the client retries, not a 401 for every token.
 	if err := keys.fetch(ctx); err != nil {

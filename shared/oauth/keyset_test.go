@@ -1,0 +1,89 @@
+package oauth
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/tablebridge/tablebridge/internal/testissuer"
+)
+
+// TestKeySetFetches counts the key set fetches against a loopback issuer,
+// on a clock the test moves: held keys cost none, unknown key ids at most
+// one per refresh interval, a rotation is picked up, and a failed fetch
+// keeps the keys held and is tried again only after rediscoverAfter.
+func TestKeySetFetches(t *testing.T) {
+	const refresh = 10 * time.Second
+	held := testissuer.NewKey(t, jose.RS256)
+	iss := testissuer.New(t, held)
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ks := &keySet{url: iss.URL + "/keys", client: &http.Client{}, refresh: refresh, now: func() time.Time { return clock }}
+	token := func(k *testissuer.Key) string { return iss.Token(t, k, testissuer.Claims{"oid": "u"}) }
+	verifies := func(k *testissuer.Key, want bool) {
+		t.Helper()
+		if _, err := ks.VerifySignature(t.Context(), token(k)); (err == nil) != want {
+			t.Fatalf("token of %s: err %v, want verified %v", k.ID, err, want)
+		}
+	}
+	wantFetches := func(want int64) {
+		t.Helper()
+		if got := iss.JWKSFetches(); got != want {
+			t.Fatalf("%d key set fetches, want %d", got, want)
+		}
+	}
+
+	if err := ks.fetch(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wantFetches(1)
+	forged := testissuer.NewKey(t, jose.RS256)
+	forged.ID = held.ID
+	for range 3 {
+		verifies(held, true)
+		verifies(forged, false)
+	}
+	wantFetches(1)
+	// Within the refresh interval, unknown key ids fetch nothing.
+	for range 5 {
+		verifies(testissuer.NewKey(t, jose.ES256), false)
+	}
+	wantFetches(1)
+	// After it, one fetch for any number of them.
+	clock = clock.Add(refresh)
+	for range 5 {
+		verifies(testissuer.NewKey(t, jose.ES256), false)
+	}
+	wantFetches(2)
+
+	// A rotation: the first token of the new key fetches the keys.
+	rotated := testissuer.NewKey(t, jose.ES256)
+	iss.SetKeys(rotated)
+	clock = clock.Add(refresh)
+	verifies(rotated, true)
+	wantFetches(3)
+	verifies(held, false)
+	wantFetches(3)
+
+	// A failed fetch keeps the keys held, does not count as a fetch for
+	// the refresh interval, and is tried again after rediscoverAfter.
+	for _, fault := range []testissuer.Fault{testissuer.ServerError, testissuer.BadJSON} {
+		iss.SetKeysFault(fault)
+		clock = clock.Add(refresh)
+		before := iss.JWKSFetches()
+		verifies(testissuer.NewKey(t, jose.ES256), false)
+		verifies(testissuer.NewKey(t, jose.ES256), false)
+		wantFetches(before + 1)
+		verifies(rotated, true)
+		clock = clock.Add(rediscoverAfter)
+		verifies(testissuer.NewKey(t, jose.ES256), false)
+		wantFetches(before + 2)
+	}
+	iss.SetKeysFault(testissuer.Healthy)
+	next := testissuer.NewKey(t, jose.RS256)
+	iss.SetKeys(rotated, next)
+	clock = clock.Add(rediscoverAfter)
+	verifies(next, true)
+	verifies(rotated, true)
+}
