@@ -150,12 +150,26 @@ type rule struct {
 	needs     []perm
 }
 
-// sasRule is the rule of an operation.SAS (nil: no SAS of that kind may
-// call the operation).
-func sasRule(s *operation.SAS) (rule, bool) {
-	if s == nil {
-		return rule{}, false
+// The SAS rules of the operations, built once from shared/operation's
+// table. An operation missing from a map may not be called with a SAS of
+// that kind.
+var (
+	accountSASRules = sasRules(func(i operation.Info) *operation.SAS { return i.AccountSAS })
+	tableSASRules   = sasRules(func(i operation.Info) *operation.SAS { return i.TableSAS })
+)
+
+func sasRules(sasOf func(operation.Info) *operation.SAS) map[Operation]rule {
+	rules := make(map[Operation]rule)
+	for _, op := range operation.All() {
+		if s := sasOf(op.Info()); s != nil {
+			rules[op] = sasRule(s)
+		}
 	}
+	return rules
+}
+
+// sasRule is the rule of an operation.SAS.
+func sasRule(s *operation.SAS) rule {
 	r := rule{}
 	for i := 0; i < len(s.Resources); i++ {
 		switch s.Resources[i] {
@@ -174,7 +188,7 @@ func sasRule(s *operation.SAS) (rule, bool) {
 		}
 		r.needs = append(r.needs, p)
 	}
-	return r, true
+	return r
 }
 
 // grant is what a verified SAS allows.
@@ -195,7 +209,7 @@ func (g *grant) hasAll(needs []perm) bool {
 }
 
 func (g *grant) authorizeAccount(op Operation) error {
-	r, ok := sasRule(op.Info().AccountSAS)
+	r, ok := accountSASRules[op]
 	if !ok {
 		return apierr.Newf(apierr.AuthorizationFailure, "An account SAS cannot authorize %s.", op)
 	}
@@ -209,7 +223,7 @@ func (g *grant) authorizeAccount(op Operation) error {
 }
 
 func (g *grant) authorizeTable(op Operation, table string) error {
-	r, ok := sasRule(op.Info().TableSAS)
+	r, ok := tableSASRules[op]
 	if !ok {
 		return apierr.Newf(apierr.AuthorizationFailure, "A table SAS cannot authorize %s.", op)
 	}
