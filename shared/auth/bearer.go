@@ -11,25 +11,17 @@ import (
 // Role is what a bearer token's principal may do in an account or a table:
 // the equivalents of Azure's built-in roles "Storage Table Data Reader"
 // (query tables, read entities) and "Storage Table Data Contributor" (also
-// create and delete tables, and write and delete entities).
-type Role int
+// create and delete tables, and write and delete entities). shared/operation
+// is the single place roles are defined; this alias lets callers of the
+// verifier name them without importing it.
+type Role = operation.Role
 
-// Roles, in increasing order of what they allow: operation.Role's values.
+// Roles, in increasing order of what they allow.
 const (
-	RoleNone        = Role(operation.RoleNone)
-	RoleReader      = Role(operation.RoleReader)
-	RoleContributor = Role(operation.RoleContributor)
+	RoleNone        = operation.RoleNone
+	RoleReader      = operation.RoleReader
+	RoleContributor = operation.RoleContributor
 )
-
-func (r Role) String() string {
-	switch r {
-	case RoleReader:
-		return "reader"
-	case RoleContributor:
-		return "contributor"
-	}
-	return "none"
-}
 
 // TokenGrant is what a verified bearer token allows in the account the
 // request addresses.
@@ -117,7 +109,7 @@ func (v *Verifier) authenticateBearer(ctx context.Context, acct *accountEntry, r
 // say only the account owner may call them, so a token is refused whatever
 // its role.
 func (g *TokenGrant) authorize(op Operation, table string) error {
-	need := Role(op.Info().Token)
+	need := op.Info().Token
 	if need == RoleNone {
 		return apierr.Newf(apierr.AuthorizationPermissionMismatch, "A bearer token cannot authorize %s; use Shared Key.", op)
 	}
