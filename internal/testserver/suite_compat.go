@@ -240,8 +240,10 @@ func suiteClientCompat(t *testing.T, newServer func(t *testing.T) *Server) {
 		if _, err := sc.NewClient(table).GetAccessPolicy(ctxFor(t), nil); err == nil {
 			t.Fatal("a refused Create Table created the table")
 		}
-		// Every service version is served: the oldest, the SDKs', the newest.
-		for i, v := range []string{"2009-09-19", "2019-02-02", "2020-12-06", "2025-11-05"} {
+		// Every service version is served: the oldest, the SDKs', the newest
+		// listed, and a later one (an SDK that adopted a version released
+		// after this build); each is echoed back.
+		for i, v := range []string{"2009-09-19", "2019-02-02", "2020-12-06", "2025-11-05", "2030-01-01"} {
 			resp := srv.Do(t, Request{Method: http.MethodGet, Path: "/Tables", Header: http.Header{"x-ms-version": {v}}})
 			if resp.StatusCode != http.StatusOK || resp.Header.Get("x-ms-version") != v {
 				t.Errorf("x-ms-version %s: %d, answered %q", v, resp.StatusCode, resp.Header.Get("x-ms-version"))

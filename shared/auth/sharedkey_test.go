@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -388,6 +389,38 @@ func TestSharedKeyCompPresenceAndPrecedence(t *testing.T) {
 			if p.Scheme() != auth.SchemeSharedKeyLite {
 				t.Fatalf("scheme %v", p.Scheme())
 			}
+		})
+	}
+}
+
+// tokenNeverAsked is a TokenVerifier for requests that must be refused
+// before any token is looked at.
+type tokenNeverAsked struct{ t *testing.T }
+
+func (n tokenNeverAsked) VerifyToken(context.Context, string, *auth.Request) (*auth.TokenGrant, error) {
+	n.t.Error("the token verifier was asked about a header without a token")
+	return nil, apierr.New(apierr.AuthenticationFailed)
+}
+
+// TestBearerWithoutTokenRefusals: a Bearer header with nothing after the
+// scheme, or only spaces, is malformed (400 InvalidAuthenticationInfo, like
+// a Shared Key header without credentials) where tokens are accepted, and
+// never reaches the token verifier.
+func TestBearerWithoutTokenRefusals(t *testing.T) {
+	dev := auth.DevStoreAccount()
+	v, err := auth.NewVerifier([]auth.Account{dev}, nil, auth.WithTokens(tokenNeverAsked{t}))
+	if err != nil {
+		t.Fatalf("NewVerifier: %v", err)
+	}
+	for _, header := range []string{"Bearer", "Bearer ", "Bearer    ", "bearer  "} {
+		t.Run(fmt.Sprintf("%q", header), func(t *testing.T) {
+			r := auth.Request{
+				Account: devAccount, SignedPath: "/" + devAccount + "/Tables", Query: url.Values{}, Method: http.MethodGet,
+				Header: http.Header{"Authorization": {header}, "X-Ms-Version": {"2019-02-02"}},
+				HTTPS:  true, Now: testNow,
+			}
+			_, err := v.Authenticate(context.Background(), r)
+			wantCode(t, err, apierr.InvalidAuthenticationInfo, http.StatusBadRequest)
 		})
 	}
 }
