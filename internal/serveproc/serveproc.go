@@ -21,16 +21,12 @@ var Stores = []string{"bolt", "dynamodb"}
 
 // Server is one running `tablebridge serve`.
 type Server struct {
-	// Store is "bolt" or "dynamodb".
-	Store string
-	// URL is the root, http://127.0.0.1:PORT.
-	URL string
 	// AccountURL is devstoreaccount1's path-style endpoint.
 	AccountURL string
 	// ConnectionString is devstoreaccount1's, with the emulator's key.
 	ConnectionString string
-	// Account and Key are devstoreaccount1's name and base64 key.
-	Account, Key string
+	// Account is devstoreaccount1's name.
+	Account string
 }
 
 var build struct {
@@ -119,8 +115,8 @@ func Start(t testing.TB, store string) *Server {
 		}
 	})
 	dev := auth.DevStoreAccount()
-	s := &Server{Store: store, URL: p.URL, AccountURL: p.URL + "/" + dev.Name, Account: dev.Name, Key: auth.DevStoreAccountKey}
-	s.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", s.Account, s.Key, s.AccountURL)
+	s := &Server{AccountURL: p.URL + "/" + dev.Name, Account: dev.Name}
+	s.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", s.Account, auth.DevStoreAccountKey, s.AccountURL)
 	return s
 }
 
