@@ -6,52 +6,24 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tablebridge/tablebridge/internal/serveproc"
 )
 
-// The CLI tests run the built command, as a user does: built once per test
-// binary into a temporary directory that TestMain removes.
-var built struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
+// The CLI tests run the built command, as a user does, built once per test
+// binary by serveproc (TestMain removes it).
 func tablebridgeBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	built.once.Do(func() {
-		built.dir, built.err = os.MkdirTemp("", "tablebridge-cli-")
-		if built.err != nil {
-			return
-		}
-		built.path = filepath.Join(built.dir, "tablebridge")
-		// -buildvcs=auto: stamp the commit when the tree is a git clone,
-		// whatever GOFLAGS says.
-		cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", built.path, ".")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.path
-}
-
-func removeBuiltBinary() {
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
+	return serveproc.Binary(t)
 }
 
 // cliResult is one run of the built command.

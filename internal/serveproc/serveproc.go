@@ -52,7 +52,9 @@ func Binary(t testing.TB) string {
 		build.binary = filepath.Join(build.dir, "tablebridge")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", build.binary, "./cmd/tablebridge")
+		// -buildvcs=auto: stamp the commit when the tree is a git clone,
+		// whatever GOFLAGS says (the version test reads it).
+		cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-o", build.binary, "./cmd/tablebridge")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			build.err = fmt.Errorf("go build ./cmd/tablebridge: %w\n%s", err, out)
