@@ -15,12 +15,9 @@
 // that enforces the data model's rules and assigns Timestamps, as the
 // server would; it passes decoded entities, so nothing is encoded to JSON
 // and decoded again. Writing through the service rather than the store
-// costs nothing measurable: BenchmarkMigrate/endpoint-to-bolt copied
-// 30,000 entities at a median of 34,000/s over the store and 33,000/s
-// through the service, six runs each on a busy 2-core machine whose runs
-// spread from 20,000 to 46,000/s. It reads the store directly, which
-// takes a key range to split a table by; reads change nothing, so no rule
-// is bypassed.
+// costs nothing measurable (README, Migration throughput). It reads the
+// store directly, which takes a key range to split a table by; reads
+// change nothing, so no rule is bypassed.
 //
 // Reading goes through the SDK's pager but not its entity decoding: the SDK
 // re-encodes each entity through map[string]any, which turns an integral
