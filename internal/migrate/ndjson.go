@@ -101,10 +101,14 @@ func ExportTable(ctx context.Context, src Source, table string, w io.Writer, b B
 	if err != nil {
 		return 0, err
 	}
-	total, err := countEntities(ctx, src, table, b, progress, table, false)
-	if err != nil {
-		progress.End(table, err)
-		return 0, err
+	// The keys-only count is for the progress total; nothing shown, no
+	// count (-1: no total).
+	total := int64(-1)
+	if _, quiet := progress.(NoProgress); !quiet {
+		if total, err = countEntities(ctx, src, table, b, progress, table, false); err != nil {
+			progress.End(table, err)
+			return 0, err
+		}
 	}
 	progress.Begin(table, "exporting", total, 0)
 	req := PageRequest{Top: MaxPageSize}

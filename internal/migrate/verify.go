@@ -342,25 +342,30 @@ func (v *verifier) table(ctx context.Context, p tablePlan) (TableVerify, []Diffe
 	tv := TableVerify{Source: p.source, Dest: p.dest}
 	name := label(p)
 	// Both sides are counted first (keys only), so that the line shows a
-	// total and an ETA while they are read in full.
-	var srcN, dstN int64
+	// total and an ETA while they are read in full; with no progress shown
+	// there is no count (-1: no total).
 	var wg sync.WaitGroup
 	var srcErr, dstErr error
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		srcN, srcErr = countEntities(ctx, v.opts.Source, p.source, v.opts.Backoff, v.opts.Progress, name, false)
-	}()
-	go func() {
-		defer wg.Done()
-		dstN, dstErr = countEntities(ctx, v.opts.Dest, p.dest, v.opts.Backoff, v.opts.Progress, name, true)
-	}()
-	wg.Wait()
-	if err := errors.Join(srcErr, dstErr); err != nil {
-		v.opts.Progress.End(name, err)
-		return tv, nil, err
+	total := int64(-1)
+	if _, quiet := v.opts.Progress.(NoProgress); !quiet {
+		var srcN, dstN int64
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			srcN, srcErr = countEntities(ctx, v.opts.Source, p.source, v.opts.Backoff, v.opts.Progress, name, false)
+		}()
+		go func() {
+			defer wg.Done()
+			dstN, dstErr = countEntities(ctx, v.opts.Dest, p.dest, v.opts.Backoff, v.opts.Progress, name, true)
+		}()
+		wg.Wait()
+		if err := errors.Join(srcErr, dstErr); err != nil {
+			v.opts.Progress.End(name, err)
+			return tv, nil, err
+		}
+		total = srcN + dstN
 	}
-	v.opts.Progress.Begin(name, "verifying", srcN+dstN, 0)
+	v.opts.Progress.Begin(name, "verifying", total, 0)
 	src := &side{src: v.opts.Source, table: p.source, isSrc: true}
 	dst := &side{src: v.opts.Dest, table: p.dest}
 	wg.Add(2)
