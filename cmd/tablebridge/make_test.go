@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/localproc"
+	"github.com/tablebridge/tablebridge/internal/serveproc"
 )
 
 // The Makefile tests run make in the repository, as a newcomer does, with
@@ -22,14 +23,12 @@ func makeCmd(t *testing.T, args ...string) *exec.Cmd {
 	if testing.Short() {
 		t.Skip("runs make")
 	}
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
+	makeTool := serveproc.Require(t, "make", "install Debian's make (as root: apt-get install make)", nil, "make")
 	root, err := localproc.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return exec.Command("make", append([]string{"--no-print-directory", "-C", root}, args...)...)
+	return exec.Command(makeTool, append([]string{"--no-print-directory", "-C", root}, args...)...)
 }
 
 // TestMakeRunStopsCleanly: Ctrl-C on make run (SIGINT to the foreground

@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablebridge/tablebridge/internal/serveproc"
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
@@ -100,15 +101,10 @@ func TestServeTLSSelfSigned(t *testing.T) {
 // TestServeTLSOpenSSLOneLiner: the README's openssl command makes a
 // certificate -tls-cert and -tls-key accept and a client can trust.
 func TestServeTLSOpenSSLOneLiner(t *testing.T) {
-	if _, err := exec.LookPath("openssl"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("openssl is not installed")
-		}
-		t.Skip("openssl is not installed")
-	}
+	openssl := serveproc.Require(t, "openssl", "install Debian's openssl (as root: apt-get install openssl)", nil, "openssl")
 	dir := t.TempDir()
 	// Keep in step with README.md ("HTTPS").
-	cmd := exec.Command("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+	cmd := exec.Command(openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
 		"-days", "365", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost",
 		"-keyout", "key.pem", "-out", "cert.pem")
 	cmd.Dir = dir
