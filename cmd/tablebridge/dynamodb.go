@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
+	"github.com/tablebridge/tablebridge/internal/migrate"
 	"github.com/tablebridge/tablebridge/shared/auth"
-	"github.com/tablebridge/tablebridge/shared/store"
 )
 
 func init() {
@@ -44,29 +43,18 @@ func addIndexCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer st.Close()
-	var names []string
-	if *tables != "" {
-		names = strings.Split(*tables, ",")
-	} else {
-		q := store.TableQuery{Top: 1000}
-		for {
-			page, err := st.QueryTables(ctx, *account, q)
-			if err != nil {
-				return fmt.Errorf("dynamodb add-index: list tables of %s: %w", *account, err)
-			}
-			for _, t := range page.Tables {
-				names = append(names, t.Name)
-			}
-			if page.Next == "" {
-				break
-			}
-			q.After = page.Next
-		}
+	sio, err := migrate.NewStoreIO(st, *account, "dynamodb "+dyn.describe(), nil)
+	if err != nil {
+		return err
+	}
+	names, err := migrate.SelectTables(ctx, sio, splitList(*tables))
+	if err != nil {
+		return fmt.Errorf("dynamodb add-index: %w", err)
 	}
 	for _, name := range names {
 		tctx, cancel := context.WithTimeout(ctx, *wait)
 		start := time.Now()
-		rep, err := st.AddOrderIndex(tctx, *account, strings.TrimSpace(name))
+		rep, err := st.AddOrderIndex(tctx, *account, name)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("dynamodb add-index: table %s: %w", name, err)

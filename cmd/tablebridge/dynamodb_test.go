@@ -92,6 +92,11 @@ func TestDynamoDBAddIndexCommand(t *testing.T) {
 	if err := dynamodbCmd(context.Background(), []string{"drop-index"}, &bytes.Buffer{}, &stderr); err == nil || exitCode(err) != 2 {
 		t.Errorf("an unknown subcommand: %v", err)
 	}
+	// A table named that the account does not have: an error before
+	// anything is converted.
+	if err := dynamodbCmd(context.Background(), append(args, "-tables", "events,Missing"), &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), `table "Missing" is not in`) {
+		t.Errorf("a missing table: %v", err)
+	}
 	if err := dynamodbCmd(context.Background(), []string{"add-index", "-dynamodb-layout", "sorted", "-dynamodb-endpoint", endpoint}, &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), "want ordered or unordered") {
 		t.Errorf("a bad layout: %v", err)
 	}
