@@ -1,14 +1,12 @@
 package browser_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -26,6 +24,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablebridge/tablebridge/internal/serveproc"
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
@@ -37,37 +36,29 @@ func TestBrowserSDK(t *testing.T) {
 	tl := findTools(t)
 	work := t.TempDir()
 
-	// Build the page bundle and the server binary concurrently: both are
-	// the slow part of the test.
+	// Bundle the page while the server binary builds: both are the slow
+	// part of the test.
 	var wg sync.WaitGroup
-	var bundleErr, buildErr error
+	var bundleErr error
 	bundle := filepath.Join(work, "page.js")
-	binary := filepath.Join(work, "tablebridge")
-	wg.Add(2)
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		bundleErr = run(t, tl.pageDir, 60*time.Second, tl.node, "build.mjs", bundle)
 	}()
-	go func() {
-		defer wg.Done()
-		buildErr = run(t, tl.repoRoot, 120*time.Second, tl.goTool, "build", "-o", binary, "./cmd/tablebridge")
-	}()
+	defer wg.Wait() // before t.TempDir goes, should the build fail the test
+	serveproc.Binary(t)
 	wg.Wait()
 	if bundleErr != nil {
 		t.Fatalf("bundle the page: %v", bundleErr)
 	}
-	if buildErr != nil {
-		t.Fatalf("build tablebridge: %v", buildErr)
-	}
 
-	api := startServe(t, binary, filepath.Join(work, "data"))
+	srv := serveproc.Start(t, "bolt")
 	page := servePage(t, filepath.Join(tl.pageDir, "index.html"), bundle)
 
 	// The account owner prepares what a browser app cannot do itself: the
 	// table, the CORS rule for the page's origin and a table SAS.
-	connStr := fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
-		auth.DevStoreAccountName, auth.DevStoreAccountKey, api+"/"+auth.DevStoreAccountName)
-	sc, err := aztables.NewServiceClientFromConnectionString(connStr, &aztables.ClientOptions{
+	sc, err := aztables.NewServiceClientFromConnectionString(srv.ConnectionString, &aztables.ClientOptions{
 		ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +92,7 @@ func TestBrowserSDK(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := url.Values{"endpoint": {api + "/" + auth.DevStoreAccountName}, "table": {table}, "sas": {sas.Encode()}}
+		q := url.Values{"endpoint": {srv.AccountURL}, "table": {table}, "sas": {sas.Encode()}}
 		dom := runChromium(t, tl.chromium, page+"/index.html?"+q.Encode())
 		m := regexp.MustCompile(`(?s)<pre id="result">(.*?)</pre>`).FindStringSubmatch(dom)
 		if m == nil {
@@ -188,69 +179,6 @@ func run(t *testing.T, dir string, timeout time.Duration, name string, args ...s
 	}
 	return nil
 }
-
-// startServe starts `tablebridge serve` on a free loopback port with its
-// own data directory and returns its root URL. It stops the process
-// gracefully (SIGINT) at the end of the test, and logs the server's
-// request log if the test failed.
-func startServe(t *testing.T, binary, dataDir string, extraArgs ...string) string {
-	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "-listen", "127.0.0.1:0", "-data", dataDir, "-log-requests"}, extraArgs...)...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	var mu sync.Mutex
-	cmd.Stderr = writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return stderr.Write(p) })
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start tablebridge serve: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("tablebridge serve exited with %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("tablebridge serve did not stop within 15 s of SIGINT")
-		}
-		if t.Failed() {
-			mu.Lock()
-			t.Logf("tablebridge serve log:\n%s", tail(stderr.String(), 6000))
-			mu.Unlock()
-		}
-	})
-
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "tablebridge listening on "); ok {
-				url, _, _ := strings.Cut(rest, " ")
-				addr <- url
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case u := <-addr:
-		return u
-	case err := <-exited:
-		t.Fatalf("tablebridge serve exited before listening: %v\n%s", err, stderr.String())
-	case <-time.After(20 * time.Second):
-		t.Fatal("tablebridge serve did not print its address within 20 s")
-	}
-	return ""
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // servePage serves the page and its bundle from their own loopback
 // origin and returns it ("http://127.0.0.1:PORT").

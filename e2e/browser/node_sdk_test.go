@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/internal/serveproc"
 )
 
 // TestNodeSDK drives @azure/data-tables from Node.js with the account key,
@@ -20,14 +18,7 @@ import (
 // ETag refused, a transaction, a filtered query and a duplicate insert.
 func TestNodeSDK(t *testing.T) {
 	tl := findTools(t)
-	work := t.TempDir()
-	binary := filepath.Join(work, "tablebridge")
-	if err := run(t, tl.repoRoot, 120*time.Second, tl.goTool, "build", "-o", binary, "./cmd/tablebridge"); err != nil {
-		t.Fatalf("build tablebridge: %v", err)
-	}
-	api := startServe(t, binary, filepath.Join(work, "data"))
-	connStr := fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
-		auth.DevStoreAccountName, auth.DevStoreAccountKey, api+"/"+auth.DevStoreAccountName)
+	connStr := serveproc.Start(t, "bolt").ConnectionString
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()

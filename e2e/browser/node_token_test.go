@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/tablebridge/tablebridge/internal/serveproc"
 	"github.com/tablebridge/tablebridge/internal/testissuer"
 )
 
@@ -23,21 +23,15 @@ import (
 // owner-only Get Table ACL is refused.
 func TestNodeSDKToken(t *testing.T) {
 	tl := findTools(t)
-	work := t.TempDir()
-	binary := filepath.Join(work, "tablebridge")
-	if err := run(t, tl.repoRoot, 120*time.Second, tl.goTool, "build", "-o", binary, "./cmd/tablebridge"); err != nil {
-		t.Fatalf("build tablebridge: %v", err)
-	}
-	dataDir := filepath.Join(work, "data")
-	api := startServe(t, binary, dataDir, "-tls-self-signed", "-oauth", "basic")
+	srv := serveproc.Start(t, "bolt", serveproc.SelfSignedTLS(), serveproc.Flags("-oauth", "basic"))
 	token := testissuer.Token(t, testissuer.NewKey(t, jose.ES256), "https://sts.windows.net/72f988bf-86f1-41af-91ab-2d7cd011db47/",
 		testissuer.Claims{"oid": "node-app"})
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, tl.node, "node-token.mjs", api+"/devstoreaccount1", token, "nodetoken")
+	cmd := exec.CommandContext(ctx, tl.node, "node-token.mjs", srv.AccountURL, token, "nodetoken")
 	cmd.Dir = tl.pageDir
-	cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+filepath.Join(dataDir, "tls", "cert.pem"), "NO_PROXY=127.0.0.1,localhost")
+	cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+srv.CertFile, "NO_PROXY=127.0.0.1,localhost")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

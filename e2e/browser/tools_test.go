@@ -1,12 +1,15 @@
 package browser_test
 
 import (
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/tablebridge/tablebridge/internal/serveproc"
 )
+
+func TestMain(m *testing.M) { os.Exit(serveproc.Main(m)) }
 
 // installHint names the script that installs what the test needs.
 const installHint = "run infra/browser/install.sh (installs chromium when root, then npm ci in e2e/browser)"
@@ -15,71 +18,30 @@ const installHint = "run infra/browser/install.sh (installs chromium when root, 
 type tools struct {
 	chromium string
 	node     string
-	goTool   string
-	repoRoot string
 	pageDir  string
 }
 
-// findTools locates everything or stops the test: a missing tool fails
-// loudly in CI (env CI set) and skips elsewhere, naming install.sh.
+// findTools locates everything or stops the test as serveproc.Require
+// does: skipped loudly on a developer machine, failed when CI is set.
 func findTools(t *testing.T) tools {
 	t.Helper()
-	var missing []string
-	var tl tools
-
-	if env := os.Getenv("TABLEBRIDGE_CHROMIUM"); env != "" {
-		if p, err := exec.LookPath(env); err == nil {
-			tl.chromium = p
-		}
-	} else {
-		for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-			if p, err := exec.LookPath(name); err == nil {
-				tl.chromium = p
-				break
-			}
-		}
-	}
-	if tl.chromium == "" {
-		missing = append(missing, "chromium")
-	}
-	if p, err := exec.LookPath("node"); err == nil {
-		tl.node = p
-	} else {
-		missing = append(missing, "node")
-	}
-	// go test puts its own GOROOT/bin first on PATH.
-	if p, err := exec.LookPath("go"); err == nil {
-		tl.goTool = p
-	} else {
-		missing = append(missing, "go")
-	}
-
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl.pageDir = wd
-	tl.repoRoot = filepath.Clean(filepath.Join(wd, "..", ".."))
-	if !fileExists(filepath.Join(tl.repoRoot, "go.mod")) {
-		t.Fatalf("no go.mod two levels above %s", wd)
+	tl := tools{pageDir: wd}
+	chromiums := []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+	if env := os.Getenv("TABLEBRIDGE_CHROMIUM"); env != "" {
+		chromiums = []string{env}
 	}
-	for _, dep := range []string{"@azure/data-tables/package.json", "esbuild/package.json"} {
-		if !fileExists(filepath.Join(wd, "node_modules", dep)) {
-			missing = append(missing, "e2e/browser/node_modules/"+strings.TrimSuffix(dep, "/package.json"))
+	tl.chromium = serveproc.Require(t, "chromium", installHint, nil, chromiums...)
+	tl.node = serveproc.Require(t, "node with e2e/browser/node_modules", installHint, func(string) error {
+		for _, dep := range []string{"@azure/data-tables", "esbuild"} {
+			if _, err := os.Stat(filepath.Join(wd, "node_modules", dep, "package.json")); err != nil {
+				return fmt.Errorf("e2e/browser/node_modules/%s is missing", dep)
+			}
 		}
-	}
-
-	if len(missing) > 0 {
-		msg := "browser test needs " + strings.Join(missing, ", ") + ": " + installHint
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+		return nil
+	}, "node")
 	return tl
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

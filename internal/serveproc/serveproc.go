@@ -27,6 +27,30 @@ type Server struct {
 	ConnectionString string
 	// Account is devstoreaccount1's name.
 	Account string
+	// CertFile is the certificate to trust when the server serves HTTPS
+	// (SelfSignedTLS), else empty.
+	CertFile string
+}
+
+// An Option changes the server Start runs.
+type Option func(*options)
+
+type options struct {
+	flags []string
+	tls   bool
+}
+
+// Flags adds flags to serve's command line, e.g. Flags("-oauth", "basic").
+func Flags(flags ...string) Option {
+	return func(o *options) { o.flags = append(o.flags, flags...) }
+}
+
+// SelfSignedTLS serves HTTPS with -tls-self-signed: the Server's URLs are
+// https, and its CertFile is the certificate serve made. (Start's
+// readiness probe still speaks HTTP: Go's TLS server answers it with 400,
+// which is answer enough.)
+func SelfSignedTLS() Option {
+	return func(o *options) { o.tls = true }
 }
 
 var build struct {
@@ -80,20 +104,31 @@ func Main(m *testing.M) int {
 // Start runs `tablebridge serve` for the test over store ("bolt": a data
 // directory in t.TempDir(); "dynamodb": DynamoDB Local, which skips or fails
 // the test as dynamolocal.Endpoint does, with a table prefix of the test's
-// own). The server is stopped when the test ends; if the test failed, its
-// request log is logged.
-func Start(t testing.TB, store string) *Server {
+// own), changed by opts. The server is stopped when the test ends; if the
+// test failed, its request log is logged.
+func Start(t testing.TB, store string, opts ...Option) *Server {
 	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	binary := Binary(t)
-	var storeArgs []string
+	// The data directory holds the bolt store, and the certificate of
+	// -tls-self-signed whatever the store.
+	dataDir := filepath.Join(t.TempDir(), "data")
+	storeArgs := []string{"-data", dataDir}
 	switch store {
 	case "bolt":
-		storeArgs = []string{"-data", filepath.Join(t.TempDir(), "data")}
 	case "dynamodb":
-		storeArgs = []string{"-store", "dynamodb", "-dynamodb-endpoint", dynamolocal.Endpoint(t),
-			"-table-prefix", dynamolocal.UniqueName("e2e") + "-"}
+		storeArgs = append(storeArgs, "-store", "dynamodb", "-dynamodb-endpoint", dynamolocal.Endpoint(t),
+			"-table-prefix", dynamolocal.UniqueName("e2e")+"-")
 	default:
 		t.Fatalf("serveproc: unknown store %q", store)
+	}
+	scheme := "http"
+	if o.tls {
+		scheme = "https"
+		storeArgs = append(storeArgs, "-tls-self-signed")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -102,7 +137,8 @@ func Start(t testing.TB, store string) *Server {
 		ErrPrefix: "serveproc",
 		Program:   binary,
 		Args: func(port int) []string {
-			return append([]string{"serve", "-listen", fmt.Sprintf("127.0.0.1:%d", port), "-log-requests"}, storeArgs...)
+			args := append([]string{"serve", "-listen", fmt.Sprintf("127.0.0.1:%d", port), "-log-requests"}, storeArgs...)
+			return append(args, o.flags...)
 		},
 		WorkDirPattern: "tablebridge-serve-*",
 		ProbePath:      "/",
@@ -117,8 +153,11 @@ func Start(t testing.TB, store string) *Server {
 		}
 	})
 	dev := auth.DevStoreAccount()
-	s := &Server{AccountURL: p.URL + "/" + dev.Name, Account: dev.Name}
-	s.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", s.Account, auth.DevStoreAccountKey, s.AccountURL)
+	s := &Server{AccountURL: fmt.Sprintf("%s://127.0.0.1:%d/%s", scheme, p.Port, dev.Name), Account: dev.Name}
+	if o.tls {
+		s.CertFile = filepath.Join(dataDir, "tls", "cert.pem")
+	}
+	s.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", scheme, s.Account, auth.DevStoreAccountKey, s.AccountURL)
 	return s
 }
 
