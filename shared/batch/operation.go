@@ -3,6 +3,7 @@ package batch
 import (
 	"crypto/md5"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -121,8 +122,13 @@ func checkBodyFraming(index int, header http.Header, body []byte) *apierr.Error 
 	if len(header["Transfer-Encoding"]) > 0 {
 		return invalidBatch("Operation %d sends a Transfer-Encoding; an operation's body is delimited by the changeset and may only declare a Content-Length.", index)
 	}
-	if err := checkOperationMD5(index, header, body); err != nil {
-		return err
+	// Like Content-Length, Content-MD5 may count the body with or without
+	// the whitespace around it.
+	if err := CheckContentMD5(header, body); err != nil {
+		if CheckContentMD5(header, trimBody(body)) != nil {
+			err.Message = fmt.Sprintf("Operation %d: %s", index, err.Message)
+			return err
+		}
 	}
 	lengths := header["Content-Length"]
 	if len(lengths) == 0 {
@@ -144,27 +150,25 @@ func checkBodyFraming(index int, header http.Header, body []byte) *apierr.Error 
 	return invalidBatch("Operation %d declares a Content-Length of %d bytes, but its body is %d bytes.", index, n, len(body))
 }
 
-// checkOperationMD5 holds an operation's body to its Content-MD5, when it
-// sends one, as the service does for a request's own body: 400
-// Md5Mismatch for another body, 400 InvalidHeaderValue for a value that is
-// not one base64 MD5. Like Content-Length, it may count the body with or
-// without the whitespace around it.
-func checkOperationMD5(index int, header http.Header, body []byte) *apierr.Error {
-	values := header["Content-Md5"]
+// CheckContentMD5 holds a body to the Content-MD5 header that came with it,
+// when there is one: Shared Key signs that header, not the body, so
+// without this check a body swapped on the way would still pass as
+// signed. Azure answers a mismatch 400 Md5Mismatch, and a value that is
+// not a base64 MD5 400 InvalidHeaderValue. It checks a request's own body
+// and each batch operation's.
+func CheckContentMD5(h http.Header, body []byte) *apierr.Error {
+	values := h["Content-Md5"]
 	if len(values) == 0 {
 		return nil
 	}
 	want, err := base64.StdEncoding.DecodeString(values[0])
 	if len(values) > 1 || err != nil || len(want) != md5.Size {
-		return apierr.Newf(apierr.InvalidHeaderValue, "Operation %d sends a Content-MD5 that is not one base64 MD5 hash.", index)
+		return apierr.Newf(apierr.InvalidHeaderValue, "Content-MD5 %q is not one base64 MD5 hash.", values[0])
 	}
-	if raw := md5.Sum(body); string(raw[:]) == string(want) {
-		return nil
+	if got := md5.Sum(body); string(got[:]) != string(want) {
+		return apierr.Newf(apierr.Md5Mismatch, "Content-MD5 is %s; the body's MD5 is %s.", values[0], base64.StdEncoding.EncodeToString(got[:]))
 	}
-	if trimmed := md5.Sum(trimBody(body)); string(trimmed[:]) == string(want) {
-		return nil
-	}
-	return apierr.Newf(apierr.Md5Mismatch, "The Content-MD5 of operation %d does not match its body.", index)
+	return nil
 }
 
 // requestLine returns the first non-empty line of text and the offset

@@ -274,18 +274,21 @@ func TestParseTolerances(t *testing.T) {
 			want: []string{`0 POST Insert host=h path=/a/t query= cid= if-match= prefer= body={"a":1}`},
 		},
 		{
-			name: "Content-Length of the body exactly, and of the body without the whitespace around it",
+			name: "Content-Length and Content-MD5 of the body exactly, and of the body without the whitespace around it",
 			body: changesetBody(
 				op(framedPut("16", `{"V":"replaced"}`)),
 				op("PUT http://h/a/t(PartitionKey='p',RowKey='s') HTTP/1.1\r\nContent-Length: 16\r\nContent-Length: 16\r\n\r\n\r\n{\"V\":\"replaced\"} "),
 				op("DELETE http://h/a/t(PartitionKey='p',RowKey='t') HTTP/1.1\r\nIf-Match: *\r\nContent-Length: 0\r\n\r\n"),
 				op("PUT http://h/a/t(PartitionKey='p',RowKey='u') HTTP/1.1\r\nContent-MD5: "+md5Of(`{"V":"replaced"}`)+"\r\n\r\n{\"V\":\"replaced\"}"),
+				// A Content-MD5 of the body without the whitespace around it.
+				op("PUT http://h/a/t(PartitionKey='p',RowKey='v') HTTP/1.1\r\nContent-MD5: "+md5Of(`{"V":"replaced"}`)+"\r\n\r\n\r\n {\"V\":\"replaced\"}\t"),
 			),
 			want: []string{
 				`0 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='r') query= cid= if-match= prefer= body={"V":"replaced"}`,
 				`1 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='s') query= cid= if-match= prefer= body={"V":"replaced"}`,
 				`2 DELETE Delete host=h path=/a/t(PartitionKey='p',RowKey='t') query= cid= if-match=* prefer= body=`,
 				`3 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='u') query= cid= if-match= prefer= body={"V":"replaced"}`,
+				`4 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='v') query= cid= if-match= prefer= body={"V":"replaced"}`,
 			},
 		},
 		{

@@ -27,7 +27,7 @@ func (h *Handler) batch(c *call) (*response, error) {
 	// Nothing this returns refers to data: the entities, the response and
 	// any error message are built from copies.
 	defer putBatchBuffer(data)
-	if err := checkContentMD5(c.r.Header, data); err != nil {
+	if err := batch.CheckContentMD5(c.r.Header, data); err != nil {
 		return nil, err
 	}
 	req, err := batch.ParseBytes(c.r.Header.Get("Content-Type"), data)

@@ -206,5 +206,8 @@ func readBody(r *http.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return body, checkContentMD5(r.Header, body)
+	if err := batch.CheckContentMD5(r.Header, body); err != nil {
+		return nil, err
+	}
+	return body, nil
 }

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"crypto/md5"
-	"encoding/base64"
 	"net/http"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
@@ -57,24 +55,4 @@ func urlTooLong(n int) *apierr.Error {
 	err := apierr.Newf(apierr.InvalidURI, "The request URL is %d bytes; the service accepts at most %d.", n, MaxURLBytes)
 	err.Status = http.StatusRequestURITooLong
 	return err
-}
-
-// checkContentMD5 holds a body to the Content-MD5 header that came with it,
-// when there is one: Shared Key signs that header, not the body, so
-// without this check a body swapped on the way would still pass as
-// signed. Azure answers a mismatch 400 Md5Mismatch, and a value that is
-// not a base64 MD5 400 InvalidHeaderValue.
-func checkContentMD5(h http.Header, body []byte) error {
-	values := h["Content-Md5"]
-	if len(values) == 0 {
-		return nil
-	}
-	want, err := base64.StdEncoding.DecodeString(values[0])
-	if len(values) > 1 || err != nil || len(want) != md5.Size {
-		return apierr.Newf(apierr.InvalidHeaderValue, "Content-MD5 %q is not one base64 MD5 hash.", values[0])
-	}
-	if got := md5.Sum(body); string(got[:]) != string(want) {
-		return apierr.Newf(apierr.Md5Mismatch, "Content-MD5 is %s; the body's MD5 is %s.", values[0], base64.StdEncoding.EncodeToString(got[:]))
-	}
-	return nil
 }
