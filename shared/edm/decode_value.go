@@ -31,8 +31,8 @@ func (d *decoder) value(m *member, name string) (Value, bool, error) {
 			// An annotated value may travel as a JSON string, as every
 			// Int64 does and as Azure Storage Explorer sends every typed
 			// value ("b":"false","b@odata.type":"Edm.Boolean"); the
-			// service parses it as the annotated type, ignoring case like
-			// .NET's Boolean.Parse.
+			// service parses it as the annotated type: a case-insensitive
+			// true or false.
 			if b, ok := parseBoolean(d.stringBytes(m)); ok {
 				return NewBoolean(b), false, nil
 			}
