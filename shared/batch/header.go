@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"strconv"
 	"strings"
 )
 
@@ -66,6 +67,9 @@ func (b *headerBlocks) read(text string) ([]headerField, int, error) {
 // looked up among the fields before them, CPU quadratic in their number.
 const maxHeaderFields = 100
 
+// errTooManyHeaderFields refuses a header block past maxHeaderFields.
+var errTooManyHeaderFields = textproto.ProtocolError("more than " + strconv.Itoa(maxHeaderFields) + " header fields")
+
 // readHeaderFields parses the header block at the front of text, appends
 // its fields to fields, and returns the offset in text just past the block.
 // A block without its terminating empty line returns io.EOF with the
@@ -94,7 +98,7 @@ func readHeaderFields(fields, previous []headerField, text string) ([]headerFiel
 			return fields, pos, nil
 		}
 		if len(fields)-start == maxHeaderFields {
-			return fields, pos, textproto.ProtocolError(fmt.Sprintf("more than %d header fields", maxHeaderFields))
+			return fields, pos, errTooManyHeaderFields
 		}
 		continued := pos < len(text) && (text[pos] == ' ' || text[pos] == '\t')
 		if !continued {

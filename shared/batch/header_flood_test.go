@@ -57,7 +57,7 @@ func TestHeaderFieldsBound(t *testing.T) {
 	if fields, _, err := readHeaderFields(nil, nil, block(maxHeaderFields)); err != nil || len(fields) != maxHeaderFields {
 		t.Fatalf("%d fields: %d read, %v", maxHeaderFields, len(fields), err)
 	}
-	if _, _, err := readHeaderFields(nil, nil, block(maxHeaderFields+1)); !tooManyHeaderFields(err) {
+	if _, _, err := readHeaderFields(nil, nil, block(maxHeaderFields+1)); err != errTooManyHeaderFields {
 		t.Fatalf("%d fields: %v", maxHeaderFields+1, err)
 	}
 }
