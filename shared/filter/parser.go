@@ -209,11 +209,19 @@ func (p *parser) parseComparison() (*node, error) {
 }
 
 func (p *parser) comparison(pos int, prop string, op compareOp, lit edm.Value) (*node, error) {
-	p.comparisons++
-	if p.comparisons > MaxComparisons {
-		return nil, errorf(pos, "the filter has more than %d comparisons, the Table service's limit", MaxComparisons)
+	if err := p.countComparison(pos); err != nil {
+		return nil, err
 	}
 	return &node{kind: nodeCompare, op: op, prop: prop, sys: lookupSystem(prop), lit: lit}, nil
+}
+
+// countComparison counts one more comparison against MaxComparisons.
+func (p *parser) countComparison(pos int) error {
+	p.comparisons++
+	if p.comparisons > MaxComparisons {
+		return errorf(pos, "the filter has more than %d comparisons, the Table service's limit", MaxComparisons)
+	}
+	return nil
 }
 
 // constantComparison decides a comparison of two literals ("1 eq 1",
@@ -221,9 +229,8 @@ func (p *parser) comparison(pos int, prop string, op compareOp, lit edm.Value) (
 // Literals of types that do not compare are a type error, as OData's
 // "operator 'eq' incompatible with operand types" is.
 func (p *parser) constantComparison(pos int, op compareOp, left, right edm.Value) (*node, error) {
-	p.comparisons++
-	if p.comparisons > MaxComparisons {
-		return nil, errorf(pos, "the filter has more than %d comparisons, the Table service's limit", MaxComparisons)
+	if err := p.countComparison(pos); err != nil {
+		return nil, err
 	}
 	if left.Type != right.Type {
 		return nil, errorf(pos, "%s compares an %s literal with an %s literal", op, left.Type, right.Type)
