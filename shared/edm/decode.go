@@ -34,7 +34,7 @@ import (
 // nested object or array (ErrNested; Azure answers InvalidInput), an unknown
 // type (ErrUnknownType), a value that does not fit its type (ErrBadValue), a
 // value out of range (ErrOutOfRange), a repeated member (ErrDuplicate) and
-// a body past MaxPropertyMembers or MaxMembers (ErrTooManyMembers, found
+// a body past MaxMembers (ErrTooManyMembers, found
 // while scanning, so nothing past the bound is even tokenized).
 // All of these are found before fn is called for the first time, except for
 // the per-value errors (bad value, out of range), which are found in order.
@@ -164,9 +164,6 @@ type decoder struct {
 	data    []byte
 	pos     int
 	members []member
-	// properties counts the members that give a property a value (see
-	// countMember).
-	properties int
 	// unescaped holds the names written with escapes, unescaped.
 	unescaped []byte
 	scratch   []byte
@@ -180,14 +177,15 @@ type decoder struct {
 // names and values it hands out.
 var decoderPool = sync.Pool{New: func() any { return &decoder{members: make([]member, 0, 16)} }}
 
-// maxPooledMembers keeps a huge request from pinning its buffers forever.
-const maxPooledMembers = 1024
-
+// release pools d unless a huge request grew its byte buffers, which would
+// then stay pinned. Its members need no such check: scanObject stops at
+// MaxMembers+1, so they are as many as a legal entity may need, and a
+// refused hostile body reuses the same decoder as a legal one.
 func (d *decoder) release() {
-	if cap(d.members) > maxPooledMembers || cap(d.scratch) > 64<<10 || cap(d.arena) > 64<<10 || cap(d.unescaped) > 64<<10 {
+	if cap(d.scratch) > 64<<10 || cap(d.arena) > 64<<10 || cap(d.unescaped) > 64<<10 {
 		return
 	}
-	d.data, d.pos, d.properties, d.members, d.unescaped, d.scratch, d.arena, d.text = nil, 0, 0, d.members[:0], d.unescaped[:0], d.scratch[:0], d.arena[:0], ""
+	d.data, d.pos, d.members, d.unescaped, d.scratch, d.arena, d.text = nil, 0, d.members[:0], d.unescaped[:0], d.scratch[:0], d.arena[:0], ""
 	decoderPool.Put(d)
 }
 
@@ -259,8 +257,8 @@ func (d *decoder) scanObject() error {
 		if err := d.scanValue(m); err != nil {
 			return err
 		}
-		if err := d.countMember(m); err != nil {
-			return err
+		if len(d.members) > MaxMembers {
+			return &Error{Kind: ErrTooManyMembers, Offset: m.nameStart, Msg: "more than " + strconv.Itoa(MaxMembers) + " members"}
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) {
@@ -279,39 +277,15 @@ func (d *decoder) scanObject() error {
 	}
 }
 
-// MaxPropertyMembers and MaxMembers bound what DecodeObject scans, so a
-// hostile body of a few MiB holding hundreds of thousands of tiny members
-// costs no more than one with a legal entity: scanning stops at the first
-// member past either bound with ErrTooManyMembers.
-//   - An entity holds "up to 255 properties, including three system
-//     properties" (PartitionKey, RowKey, Timestamp). Every member that is
-//     not an annotation and not "odata.*" names a property; a null one is
-//     dropped (null means absent), so a body giving more than 255 properties
-//     a value cannot be a valid entity whatever the values are.
-//   - With full metadata every property can come with its "@odata.type"
-//     annotation, plus a few "odata.*" members: 1024 members leave room
-//     for that twice over.
-const (
-	MaxPropertyMembers = 255
-	MaxMembers         = 1024
-)
-
-// countMember applies MaxPropertyMembers and MaxMembers to the member just
-// scanned.
-func (d *decoder) countMember(m *member) error {
-	if len(d.members) > MaxMembers {
-		return &Error{Kind: ErrTooManyMembers, Offset: m.nameStart, Msg: "more than " + strconv.Itoa(MaxMembers) + " members"}
-	}
-	n := d.name(m)
-	if m.kind == kindNull || bytes.IndexByte(n, '@') >= 0 || bytes.HasPrefix(n, odataPrefix) {
-		return nil
-	}
-	d.properties++
-	if d.properties > MaxPropertyMembers {
-		return &Error{Kind: ErrTooManyMembers, Offset: m.nameStart, Msg: "more than " + strconv.Itoa(MaxPropertyMembers) + " properties"}
-	}
-	return nil
-}
+// MaxMembers bounds what DecodeObject scans, so a hostile body of a few
+// MiB holding hundreds of thousands of tiny members costs no more than one
+// with a legal entity: scanning stops at the first member past it with
+// ErrTooManyMembers. An entity holds "up to 255 properties, including
+// three system properties", each of which can come with its
+// "@odata.type" annotation, plus a few "odata.*" members: 1024 members
+// leave room for that twice over. How many properties an entity may have
+// is the model's to enforce.
+const MaxMembers = 1024
 
 func (d *decoder) finish() error {
 	d.skipSpace()

@@ -26,8 +26,7 @@ const (
 	// ErrDuplicate is a JSON member name that appears twice, including a
 	// property annotated twice.
 	ErrDuplicate
-	// ErrTooManyMembers is an object past MaxPropertyMembers property
-	// members or MaxMembers members in all.
+	// ErrTooManyMembers is an object of more than MaxMembers members.
 	ErrTooManyMembers
 )
 

@@ -46,10 +46,8 @@ func (d DecodedEntity) entitySize() int {
 //     stores it.
 //   - Each custom property must pass ValidatePropertyName and
 //     ValidateValue. More than MaxProperties is 400 TooManyProperties, and
-//     so is a body giving more than edm.MaxPropertyMembers properties a
-//     value (system properties included) or holding more than
-//     edm.MaxMembers members, refused before the members past that bound
-//     are even scanned.
+//     so is a body holding more than edm.MaxMembers members, refused before
+//     the members past that bound are even scanned.
 //   - The entity size (EntitySize) may not exceed MaxEntitySize (400
 //     EntityTooLarge). Absent keys count as empty here. A caller that takes
 //     the keys from the URL should measure the entity once it has set them.
@@ -174,9 +172,9 @@ func decodeError(err error) error {
 	case edm.ErrOutOfRange:
 		return &apierr.Error{Code: apierr.OutOfRangeInput, Detail: ee.Msg, Err: err}
 	case edm.ErrTooManyMembers:
-		// The decoder stopped scanning at the bound: the body names more
-		// properties than an entity may hold, whatever the rest says.
-		return newError(apierr.TooManyProperties, msgTooManyProperties, "The body holds more than "+strconv.Itoa(edm.MaxPropertyMembers)+" properties (system properties included) or "+strconv.Itoa(edm.MaxMembers)+" members.")
+		// The decoder stopped scanning at the bound: the body has more
+		// members than an entity of MaxProperties, each annotated, needs.
+		return newError(apierr.TooManyProperties, msgTooManyProperties, "The body holds more than "+strconv.Itoa(edm.MaxMembers)+" members.")
 	}
 	return &apierr.Error{Code: apierr.InvalidInput, Detail: ee.Msg, Err: err}
 }

@@ -170,6 +170,34 @@ func TestDecodeEntityErrors(t *testing.T) {
 			t.Fatalf("%d properties, want %d", len(d.Entity.Properties), MaxProperties)
 		}
 	})
+	// With full metadata every property comes with its type annotation,
+	// plus "odata.*" members: none of them counts as a property.
+	annotatedProps := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"odata.metadata":"m","odata.etag":"e","PartitionKey":"p","RowKey":"r","Timestamp@odata.type":"Edm.DateTime","Timestamp":"2024-01-01T00:00:00Z"`)
+		for i := range n {
+			fmt.Fprintf(&b, `,"p%d@odata.type":"Edm.Int64","p%d":"%d"`, i, i, i)
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	t.Run("max properties, every one annotated", func(t *testing.T) {
+		d, err := DecodeEntity([]byte(annotatedProps(MaxProperties)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Entity.Properties) != MaxProperties {
+			t.Fatalf("%d properties, want %d", len(d.Entity.Properties), MaxProperties)
+		}
+	})
+	t.Run("one property past the bound, every one annotated", func(t *testing.T) {
+		_, err := DecodeEntity([]byte(annotatedProps(MaxProperties + 1)))
+		wantCode(t, err, apierr.TooManyProperties)
+	})
+	t.Run("members past the decoder's bound", func(t *testing.T) {
+		_, err := DecodeEntity([]byte(manyProps(edm.MaxMembers, `,"broken"`)))
+		wantCode(t, err, apierr.TooManyProperties)
+	})
 	t.Run("string at the limit", func(t *testing.T) {
 		body := `{"S":"` + strings.Repeat("s", MaxStringLength) + `"}`
 		wantCode(t, func() error { _, err := DecodeEntity([]byte(body)); return err }(), "")
