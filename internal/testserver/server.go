@@ -233,11 +233,27 @@ func (s *Server) connectionString(account string, keyIndex int) (string, error) 
 // back-off on a 500 or 503.
 func (s *Server) ServiceClient(t testing.TB) *aztables.ServiceClient {
 	t.Helper()
-	c, err := aztables.NewServiceClientFromConnectionString(s.ConnectionString(), s.clientOptions())
+	return s.Client(t, s.ConnectionString())
+}
+
+// Client is an aztables client built from connectionString, which names
+// this server, as ServiceClient is: retries off, and through the server's
+// own transport (which trusts its certificate when it runs WithTLS).
+func (s *Server) Client(t testing.TB, connectionString string) *aztables.ServiceClient {
+	t.Helper()
+	c, err := aztables.NewServiceClientFromConnectionString(connectionString, s.clientOptions())
 	if err != nil {
 		t.Fatalf("testserver: aztables.NewServiceClientFromConnectionString: %v", err)
 	}
 	return c
+}
+
+// secondaryConnectionString is account's connection string (key 0) with
+// the table endpoint on its secondary location, <account>-secondary.
+func (s *Server) secondaryConnectionString(t testing.TB, account string) string {
+	t.Helper()
+	return strings.Replace(s.AccountConnectionString(t, account, 0),
+		"TableEndpoint="+s.AccountURL(account), "TableEndpoint="+s.AccountURL(account+"-secondary"), 1)
 }
 
 // TokenServiceClient is an aztables client of account that authenticates

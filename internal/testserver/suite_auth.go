@@ -47,7 +47,7 @@ func suiteAuth(t *testing.T, newServer func(t *testing.T) *Server) {
 	})
 
 	t.Run("WrongKeyIsAuthenticationFailed", func(t *testing.T) {
-		wrong := NewServiceClient(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
+		wrong := srv.Client(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
 			auth.DevStoreAccountName, base64.StdEncoding.EncodeToString(randomKey(t)), srv.AccountURL(auth.DevStoreAccountName)))
 		before := snapshot(t, c)
 		_, err := wrong.CreateTable(ctxFor(t), TableName(t, ""), nil)
@@ -94,7 +94,7 @@ func suiteAuth(t *testing.T, newServer func(t *testing.T) *Server) {
 
 	t.Run("EitherKeyOfAnAccount", func(t *testing.T) {
 		for i := range second.Keys {
-			sc2 := NewServiceClient(t, srv2.AccountConnectionString(t, second.Name, i))
+			sc2 := srv2.Client(t, srv2.AccountConnectionString(t, second.Name, i))
 			name := TableName(t, fmt.Sprint(i))
 			if _, err := sc2.CreateTable(ctxFor(t), name, nil); err != nil {
 				t.Fatalf("key %d: create table: %v", i+1, err)

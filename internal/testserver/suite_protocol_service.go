@@ -3,7 +3,6 @@ package testserver
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -98,22 +97,5 @@ func suiteServiceSettings(t *testing.T, newServer func(t *testing.T) *Server) {
 			})
 		}
 		wantServiceProperties(t, sc, merged)
-	})
-
-	// Get Table Service Stats is served on the secondary location only;
-	// suiteSecondary covers it through the SDK.
-	t.Run("Statistics", func(t *testing.T) {
-		resp := srv.Do(t, Request{Method: http.MethodGet, RawQuery: "restype=service&comp=stats", Path: "/", Secondary: true,
-			Header: http.Header{"Accept": {"application/xml"}}})
-		if resp.StatusCode != http.StatusOK || !strings.Contains(string(resp.Body), "<StorageServiceStats>") {
-			t.Errorf("raw stats: %d %s", resp.StatusCode, truncate(resp.Body))
-		}
-		commonHeaders(t, resp)
-		// Stats are read-only: PUT is not an operation of the service.
-		put := srv.Do(t, Request{Method: http.MethodPut, RawQuery: "restype=service&comp=stats", Path: "/", Body: []byte("<x/>"),
-			Header: http.Header{"Content-Type": {"application/xml"}}})
-		if put.StatusCode < 400 || put.StatusCode >= 500 {
-			t.Errorf("PUT stats: %d %s, want a 4xx", put.StatusCode, truncate(put.Body))
-		}
 	})
 }

@@ -29,9 +29,7 @@ func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 	table := TableName(t, "")
 	etag := addEntity(t, c, `{"PartitionKey":"p","RowKey":"r","Name":"primary"}`).ETag
 	dev := srv.Account(t, auth.DevStoreAccountName)
-	secondaryCS := strings.Replace(srv.ConnectionString(), "TableEndpoint="+srv.AccountURL(dev.Name),
-		"TableEndpoint="+srv.AccountURL(dev.Name+"-secondary"), 1)
-	sec := NewServiceClient(t, secondaryCS)
+	sec := srv.Client(t, srv.secondaryConnectionString(t, dev.Name))
 	secTable := sec.NewClient(table)
 
 	t.Run("ReadsThroughTheSDK", func(t *testing.T) {
@@ -82,6 +80,13 @@ func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(resp.Body), "<Status>live</Status>") {
 			t.Errorf("raw secondary stats: %d %s", resp.StatusCode, truncate(resp.Body))
 		}
+		commonHeaders(t, resp)
+		// Stats are read-only: PUT is not an operation of the service.
+		put := srv.Do(t, Request{Method: http.MethodPut, RawQuery: "restype=service&comp=stats", Path: "/", Body: []byte("<x/>"),
+			Header: http.Header{"Content-Type": {"application/xml"}}})
+		if put.StatusCode < 400 || put.StatusCode >= 500 {
+			t.Errorf("PUT stats: %d %s, want a 4xx", put.StatusCode, truncate(put.Body))
+		}
 	})
 
 	t.Run("WritesRefused", func(t *testing.T) {
@@ -96,9 +101,7 @@ func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 		wantError(t, err, http.StatusForbidden, "InsufficientAccountPermissions")
 		_, err = secTable.SubmitTransaction(ctxFor(t), []aztables.TransactionAction{
 			{ActionType: aztables.TransactionTypeAdd, Entity: []byte(`{"PartitionKey":"p","RowKey":"batch"}`)}}, nil)
-		if err == nil {
-			t.Error("secondary $batch succeeded")
-		}
+		wantError(t, err, http.StatusForbidden, "InsufficientAccountPermissions")
 		_, err = secTable.SetAccessPolicy(ctxFor(t), nil)
 		wantError(t, err, http.StatusForbidden, "InsufficientAccountPermissions")
 		_, err = sec.SetProperties(ctxFor(t), aztables.ServiceProperties{}, nil)
@@ -172,14 +175,13 @@ func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 	t.Run("EveryAccount", func(t *testing.T) {
 		other := auth.Account{Name: "otheracct", Keys: [][]byte{randomKey(t)}}
 		srv2 := New(t, WithStore(srv.Store), WithAccounts(other))
-		osc := NewServiceClient(t, srv2.AccountConnectionString(t, other.Name, 0))
+		osc := srv2.Client(t, srv2.AccountConnectionString(t, other.Name, 0))
 		otherTable := TableName(t, "")
 		if _, err := osc.CreateTable(ctxFor(t), otherTable, nil); err != nil {
 			t.Fatal(err)
 		}
 		addEntity(t, osc.NewClient(otherTable), `{"PartitionKey":"p","RowKey":"other"}`)
-		osec := NewServiceClient(t, strings.Replace(srv2.AccountConnectionString(t, other.Name, 0),
-			"TableEndpoint="+srv2.AccountURL(other.Name), "TableEndpoint="+srv2.AccountURL(other.Name+"-secondary"), 1))
+		osec := srv2.Client(t, srv2.secondaryConnectionString(t, other.Name))
 		if _, err := osec.NewClient(otherTable).GetEntity(ctxFor(t), "p", "other", nil); err != nil {
 			t.Errorf("otheracct-secondary Get Entity: %v", err)
 		}
