@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,8 +60,11 @@ type keyed struct {
 	pk, rk string // Azure keys, for the merge
 	spk    string // stored keys, for the cursor
 	srk    string
-	order  []byte // truncated attrOrder
-	capped bool   // the encoding was truncated: it may tie with others
+	// order is the index's attrOrder when the encoding reaches the
+	// index's limit, nil when it is shorter and so cannot tie with a
+	// truncated one.
+	order  []byte
+	capped bool // the encoding was truncated: it may tie with others
 }
 
 func compareKeyed(a, b *keyed) int {
@@ -68,25 +72,33 @@ func compareKeyed(a, b *keyed) int {
 }
 
 func newKeyed(pi pageItem) keyed {
-	var spk, srk string
+	k := keyed{pi: pi}
 	if pi.entity != nil {
-		spk, srk = encodeKey(pi.entity.PartitionKey), encodeKey(pi.entity.RowKey)
+		k.pk, k.rk = pi.entity.PartitionKey, pi.entity.RowKey
+		k.spk, k.srk = encodeKey(k.pk), encodeKey(k.rk)
 	} else {
-		spk, srk = stringAttr(pi.it, attrPartitionKey), stringAttr(pi.it, attrRowKey)
+		k.spk, k.srk = stringAttr(pi.it, attrPartitionKey), stringAttr(pi.it, attrRowKey)
+		k.pk, k.rk = decodeKey(k.spk), decodeKey(k.srk)
 	}
-	full := fullOrderKey(spk, srk)
-	return keyed{pi: pi, pk: decodeKey(spk), rk: decodeKey(srk), spk: spk, srk: srk, order: truncOrder(full), capped: len(full) > maxOrderBytes}
+	n := len(k.spk) + 1 + len(k.srk) // len(fullOrderKey(spk, srk))
+	k.capped = n > maxOrderBytes
+	if n >= maxOrderBytes {
+		k.order = truncOrder(fullOrderKey(k.spk, k.srk))
+	}
+	return k
 }
 
 // shardStream is one shard of the index, read in pages.
 type shardStream struct {
-	shard int
 	// ready holds items in key order, to be merged. held holds the last
 	// items read when they share a truncated encoding whose group may go
 	// on in the next page: their order is known once the group ends.
 	ready, held []keyed
 	start       item // ExclusiveStartKey of the next page
 	done        bool
+	// values are the query's ExpressionAttributeValues with this shard's
+	// number, built once.
+	values map[string]types.AttributeValue
 }
 
 // merger merges the shards of one query.
@@ -95,7 +107,6 @@ type merger struct {
 	phys   string
 	cond   string
 	names  map[string]string
-	values map[string]types.AttributeValue
 	after  *store.Cursor
 	shards []*shardStream
 }
@@ -111,9 +122,8 @@ func (s *Store) orderedReader(phys string, q store.Query) (reader, bool) {
 	if empty {
 		return nil, true
 	}
-	m := &merger{s: s, phys: phys, after: q.After,
-		names:  map[string]string{"#s": attrShard},
-		values: map[string]types.AttributeValue{}}
+	m := &merger{s: s, phys: phys, after: q.After, names: map[string]string{"#s": attrShard}}
+	values := map[string]types.AttributeValue{}
 	m.cond = "#s = :s"
 	switch {
 	case lo != nil && hi != nil:
@@ -127,13 +137,15 @@ func (s *Store) orderedReader(phys string, q store.Query) (reader, bool) {
 		m.names["#o"] = attrOrder
 	}
 	if lo != nil {
-		m.values[":lo"] = &types.AttributeValueMemberB{Value: lo}
+		values[":lo"] = &types.AttributeValueMemberB{Value: lo}
 	}
 	if hi != nil {
-		m.values[":hi"] = &types.AttributeValueMemberB{Value: hi}
+		values[":hi"] = &types.AttributeValueMemberB{Value: hi}
 	}
 	for i := range orderShards {
-		m.shards = append(m.shards, &shardStream{shard: i})
+		shardValues := maps.Clone(values)
+		shardValues[":s"] = &types.AttributeValueMemberN{Value: strconv.Itoa(i)}
+		m.shards = append(m.shards, &shardStream{values: shardValues})
 	}
 	return m.read, false
 }
@@ -225,11 +237,6 @@ func (m *merger) fillShards(ctx context.Context, need []*shardStream, limit int3
 
 // readShard reads one page of a shard into ready (and held).
 func (m *merger) readShard(ctx context.Context, sh *shardStream, limit int32) (int, error) {
-	values := make(map[string]types.AttributeValue, len(m.values)+1)
-	for k, v := range m.values {
-		values[k] = v
-	}
-	values[":s"] = &types.AttributeValueMemberN{Value: strconv.Itoa(sh.shard)}
 	cctx, cancel := m.s.call(ctx)
 	defer cancel()
 	var sink entitySink
@@ -238,7 +245,7 @@ func (m *merger) readShard(ctx context.Context, sh *shardStream, limit int32) (i
 		IndexName:                 aws.String(orderIndex),
 		KeyConditionExpression:    aws.String(m.cond),
 		ExpressionAttributeNames:  m.names,
-		ExpressionAttributeValues: values,
+		ExpressionAttributeValues: sh.values,
 		ExclusiveStartKey:         sh.start,
 		Limit:                     aws.Int32(limit),
 	}, withEntitySink(&sink))
