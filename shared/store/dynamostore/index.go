@@ -79,16 +79,6 @@ func (s *Store) AddOrderIndex(ctx context.Context, account, table string) (Index
 	return rep, nil
 }
 
-func (s *Store) describe(ctx context.Context, phys string) (*types.TableDescription, error) {
-	cctx, cancel := s.call(ctx)
-	defer cancel()
-	out, err := s.db.DescribeTable(cctx, &dynamodb.DescribeTableInput{TableName: aws.String(phys)})
-	if err != nil {
-		return nil, mapErr("describe table "+phys, err)
-	}
-	return out.Table, nil
-}
-
 // orderIndexStatus is the order index's status, "" when the table has none.
 func orderIndexStatus(desc *types.TableDescription) types.IndexStatus {
 	for _, gsi := range desc.GlobalSecondaryIndexes {

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -237,18 +238,27 @@ func (s *Store) releaseClaim(ctx context.Context, account, table, marker string)
 	})
 }
 
-// tableStatus describes a DynamoDB table; "" when it does not exist.
-func (s *Store) tableStatus(ctx context.Context, phys string) (types.TableStatus, error) {
+// describe describes a DynamoDB table; a missing one is store.ErrTableNotFound.
+func (s *Store) describe(ctx context.Context, phys string) (*types.TableDescription, error) {
 	cctx, cancel := s.call(ctx)
 	defer cancel()
 	out, err := s.db.DescribeTable(cctx, &dynamodb.DescribeTableInput{TableName: aws.String(phys)})
-	if isCode(err, "ResourceNotFoundException") {
+	if err != nil {
+		return nil, mapErr("describe table "+phys, err)
+	}
+	return out.Table, nil
+}
+
+// tableStatus is a DynamoDB table's status; "" when it does not exist.
+func (s *Store) tableStatus(ctx context.Context, phys string) (types.TableStatus, error) {
+	desc, err := s.describe(ctx, phys)
+	if errors.Is(err, store.ErrTableNotFound) {
 		return "", nil
 	}
 	if err != nil {
-		return "", mapErr("describe table "+phys, err)
+		return "", err
 	}
-	return out.Table.TableStatus, nil
+	return desc.TableStatus, nil
 }
 
 // resumeDelete finishes a delete found half done by CreateTable: while the
