@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -57,6 +55,10 @@ type Options struct {
 	// Sample overrides the profile's published sample file.
 	Sample string
 }
+
+// gatewayTimeFormat is how API Gateway writes requestContext.requestTime
+// (payload 1.0) and requestContext.time (2.0).
+const gatewayTimeFormat = "02/Jan/2006:15:04:05 -0700"
 
 // Execute-api and Function URL domains of the events.
 const (
@@ -184,7 +186,7 @@ func buildREST(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 	rc.Stage, rc.RequestID, rc.ResourcePath, rc.HTTPMethod = built.RequestContext.Stage, built.RequestContext.RequestID,
 		built.RequestContext.ResourcePath, built.RequestContext.HTTPMethod
 	rc.Path, rc.Protocol, rc.RequestTimeEpoch = built.RequestContext.Path, "HTTP/1.1", built.RequestContext.RequestTimeEpoch
-	rc.RequestTime = time.UnixMilli(rc.RequestTimeEpoch).UTC().Format("02/Jan/2006:15:04:05 -0700")
+	rc.RequestTime = time.UnixMilli(rc.RequestTimeEpoch).UTC().Format(gatewayTimeFormat)
 	rc.Identity.SourceIP, rc.Identity.UserAgent = built.RequestContext.Identity.SourceIP, built.RequestContext.Identity.UserAgent
 	rc.DomainName = executeAPIDomain
 	if o.CustomDomain != "" {
@@ -202,8 +204,8 @@ func addedByGateway(name string) bool {
 func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 	full := r.URL.EscapedPath()
 	prefix := o.MountPrefix()
-	below, ok := strings.CutPrefix(full, prefix)
-	if !ok || below == "" || below[0] != '/' {
+	below, ok := lambdafn.CutMount(full, prefix)
+	if !ok || below == "" {
 		return nil, lambdafn.Function{}, fmt.Errorf("gatewayevent: %s is not below %q", full, prefix)
 	}
 	decodedBelow, err := url.PathUnescape(below)
@@ -214,11 +216,9 @@ func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 	if !ok {
 		return nil, fn, fmt.Errorf("gatewayevent: no route for %s %s", r.Method, below)
 	}
-	var body []byte
-	if r.Body != nil {
-		if body, err = io.ReadAll(r.Body); err != nil {
-			return nil, fn, err
-		}
+	body, err := lambdafn.ReadBody(r)
+	if err != nil {
+		return nil, fn, err
 	}
 
 	var ev events.APIGatewayV2HTTPRequest
@@ -266,17 +266,7 @@ func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 		ev.PathParameters = nil
 	}
 
-	sourceIP := r.RemoteAddr
-	if h, _, err := net.SplitHostPort(sourceIP); err == nil {
-		sourceIP = h
-	}
-	if sourceIP == "" {
-		sourceIP = "192.0.2.10"
-	}
-	host := r.Host
-	if host == "" {
-		host = r.URL.Host
-	}
+	sourceIP, host := lambdafn.ClientAddr(r)
 	ev.Headers = map[string]string{}
 	ev.Cookies = nil
 	for k, vs := range r.Header {
@@ -308,7 +298,7 @@ func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 	rc.HTTP.Method, rc.HTTP.Path, rc.HTTP.Protocol = r.Method, rawPath, "HTTP/1.1"
 	rc.HTTP.SourceIP, rc.HTTP.UserAgent = sourceIP, r.UserAgent()
 	rc.RequestID = newRequestID()
-	rc.Time, rc.TimeEpoch = now.UTC().Format("02/Jan/2006:15:04:05 -0700"), now.UnixMilli()
+	rc.Time, rc.TimeEpoch = now.UTC().Format(gatewayTimeFormat), now.UnixMilli()
 
 	ev.Body, ev.IsBase64Encoded = "", false
 	if len(body) > 0 {

@@ -186,7 +186,7 @@ func newRequestV1(ctx context.Context, ev events.APIGatewayProxyRequest, pathDec
 		// client's spelling is lost, so the escaped form is Go's and the
 		// verifier also tries the SDKs' spellings (WithDecodedPath).
 		decoded, err = routed, nil
-		escaped := (&url.URL{Path: routed}).EscapedPath()
+		escaped := escapeDecodedPath(routed)
 		signed = strings.TrimSuffix(signed, routed) + escaped
 		routed = escaped
 	}
@@ -216,13 +216,9 @@ func newRequestV1(ctx context.Context, ev events.APIGatewayProxyRequest, pathDec
 			header.Add(k, v)
 		}
 	}
-	var body []byte
-	if ev.IsBase64Encoded {
-		if body, err = base64.StdEncoding.DecodeString(ev.Body); err != nil {
-			return nil, apierr.Newf(apierr.InvalidInput, "The event body is marked isBase64Encoded but is not base64: %v.", err)
-		}
-	} else {
-		body = []byte(ev.Body)
+	body, err := eventBody(ev.Body, ev.IsBase64Encoded)
+	if err != nil {
+		return nil, err
 	}
 	return assemble(ctx, wireRequest{
 		method: method, path: decoded, escapedPath: routed, signedPath: signed, rawQuery: rawQuery,
@@ -325,6 +321,23 @@ func pathIsDecoded(p string) bool {
 		}
 	}
 	return false
+}
+
+// escapeDecodedPath percent-encodes a path an HTTP API delivered decoded,
+// the way Go escapes it; the client's own spelling is lost.
+func escapeDecodedPath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
+
+// eventBody is the request body an event carries, base64-decoded when the
+// event says so.
+func eventBody(body string, isBase64 bool) ([]byte, error) {
+	if !isBase64 {
+		return []byte(body), nil
+	}
+	b, err := base64.StdEncoding.DecodeString(body)
+	if err != nil {
+		return nil, apierr.Newf(apierr.InvalidInput, "The event body is marked isBase64Encoded but is not base64: %v.", err)
+	}
+	return b, nil
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

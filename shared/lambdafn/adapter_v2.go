@@ -2,7 +2,6 @@ package lambdafn
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -156,7 +155,7 @@ func newRequestV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest, basePa
 		decoded, _ = url.PathUnescape(raw)
 		escaped = raw
 	} else {
-		decoded, escaped = raw, (&url.URL{Path: raw}).EscapedPath()
+		decoded, escaped = raw, escapeDecodedPath(raw)
 	}
 
 	// What lies in front of the part the route matched: a named stage, and
@@ -196,15 +195,9 @@ func newRequestV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest, basePa
 	if len(ev.Cookies) > 0 {
 		header.Set("Cookie", strings.Join(ev.Cookies, "; "))
 	}
-	var body []byte
-	if ev.IsBase64Encoded {
-		b, err := base64.StdEncoding.DecodeString(ev.Body)
-		if err != nil {
-			return nil, apierr.Newf(apierr.InvalidInput, "The event body is marked isBase64Encoded but is not base64: %v.", err)
-		}
-		body = b
-	} else {
-		body = []byte(ev.Body)
+	body, err := eventBody(ev.Body, ev.IsBase64Encoded)
+	if err != nil {
+		return nil, err
 	}
 	return assemble(ctx, wireRequest{
 		method: method, path: routedDecoded, escapedPath: routedEscaped, signedPath: signed, rawQuery: rawQuery,

@@ -48,8 +48,8 @@ func NewEvent(r *http.Request, opts EventOptions) (events.APIGatewayProxyRequest
 	case opts.Stage != "":
 		prefix = "/" + opts.Stage
 	}
-	below, ok := strings.CutPrefix(full, prefix)
-	if !ok || (below != "" && below[0] != '/') {
+	below, ok := CutMount(full, prefix)
+	if !ok {
 		return events.APIGatewayProxyRequest{}, Function{}, fmt.Errorf("lambdafn: %s is not below %s", full, prefix)
 	}
 	fn, route, params, ok := RouteFor(r.Method, below)
@@ -60,26 +60,12 @@ func NewEvent(r *http.Request, opts EventOptions) (events.APIGatewayProxyRequest
 	if opts.BasePath != "" {
 		path = full
 	}
-	var body []byte
-	if r.Body != nil {
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			return events.APIGatewayProxyRequest{}, Function{}, fmt.Errorf("lambdafn: read body: %w", err)
-		}
-		body = b
+	body, err := ReadBody(r)
+	if err != nil {
+		return events.APIGatewayProxyRequest{}, Function{}, err
 	}
 
-	sourceIP := r.RemoteAddr
-	if h, _, err := net.SplitHostPort(sourceIP); err == nil {
-		sourceIP = h
-	}
-	if sourceIP == "" {
-		sourceIP = "192.0.2.10"
-	}
-	host := r.Host
-	if host == "" {
-		host = r.URL.Host
-	}
+	sourceIP, host := ClientAddr(r)
 	mv := make(map[string][]string, len(r.Header)+4)
 	for k, vs := range r.Header {
 		mv[k] = append([]string(nil), vs...)
@@ -141,6 +127,45 @@ func NewEvent(r *http.Request, opts EventOptions) (events.APIGatewayProxyRequest
 		ev.IsBase64Encoded = true
 	}
 	return ev, fn, nil
+}
+
+// CutMount returns the part of the path the client sent (full,
+// percent-encoded) below a mount prefix (a stage or base path such as
+// "/Prod", or ""): empty or starting with "/". It reports false when full is
+// not below prefix.
+func CutMount(full, prefix string) (string, bool) {
+	below, ok := strings.CutPrefix(full, prefix)
+	return below, ok && (below == "" || below[0] == '/')
+}
+
+// ReadBody reads the body of a client's request, nil when it has none.
+func ReadBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, fmt.Errorf("lambdafn: read body: %w", err)
+	}
+	return b, nil
+}
+
+// ClientAddr returns what API Gateway reports of a client's request: the
+// source IP (r's remote host, a documentation address when r has none) and
+// the Host the client sent.
+func ClientAddr(r *http.Request) (sourceIP, host string) {
+	sourceIP = r.RemoteAddr
+	if h, _, err := net.SplitHostPort(sourceIP); err == nil {
+		sourceIP = h
+	}
+	if sourceIP == "" {
+		sourceIP = "192.0.2.10"
+	}
+	host = r.Host
+	if host == "" {
+		host = r.URL.Host
+	}
+	return sourceIP, host
 }
 
 func newGatewayRequestID() string {
