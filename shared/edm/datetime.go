@@ -16,9 +16,17 @@ var (
 const dateTimeTick = 100 * time.Nanosecond
 
 // FormatDateTime writes t the way Azure writes Edm.DateTime values, the
-// Timestamp and the ETag's datetime: UTC with exactly seven fractional
-// digits, e.g. "2024-12-23T09:20:10.1623783Z". Every SDK parses this form.
-// The Go SDK in particular needs the literal "Z".
+// Timestamp and the ETag's datetime: UTC in the shortest round-trip form of
+// .NET's "o" format with the trailing zeros of the 7-digit tick fraction
+// dropped, and the fraction dropped when it is zero, e.g.
+// "2020-08-20T22:20:23.751381Z" and "1973-10-04T00:00:00Z". That is what
+// Azure's recorded answers show (azure-sdk-for-python
+// sdk/tables/azure-data-tables/tests/recordings, issue 22); the REST
+// reference's examples with seven digits are written by hand. Every SDK
+// parses both forms, and the Go SDK needs the literal "Z". Only the written
+// form is shortened: stores keep the full 100 ns tick, and ETags are
+// matched by time (tables.parseETagValue), so an ETag written with seven
+// digits still names the same version.
 func FormatDateTime(t time.Time) string {
 	var buf [28]byte
 	return string(AppendDateTime(buf[:0], t))
@@ -30,7 +38,7 @@ func AppendDateTime(dst []byte, t time.Time) []byte {
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
 		// Never stored (decoding rejects it), but stay well-formed.
-		return t.AppendFormat(dst, "2006-01-02T15:04:05.0000000Z")
+		return t.AppendFormat(dst, "2006-01-02T15:04:05.9999999Z")
 	}
 	hour, minute, sec := t.Clock()
 	ticks := t.Nanosecond() / 100
@@ -45,8 +53,15 @@ func AppendDateTime(dst []byte, t time.Time) []byte {
 	dst = appendDigits(dst, minute, 2)
 	dst = append(dst, ':')
 	dst = appendDigits(dst, sec, 2)
-	dst = append(dst, '.')
-	dst = appendDigits(dst, ticks, 7)
+	if ticks != 0 {
+		width := 7
+		for ticks%10 == 0 {
+			ticks /= 10
+			width--
+		}
+		dst = append(dst, '.')
+		dst = appendDigits(dst, ticks, width)
+	}
 	return append(dst, 'Z')
 }
 

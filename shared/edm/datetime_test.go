@@ -80,12 +80,20 @@ func TestFormatDateTime(t *testing.T) {
 		want string
 	}{
 		{"seven digits", time.Date(2024, 12, 23, 9, 20, 10, 162378300, time.UTC), "2024-12-23T09:20:10.1623783Z"},
-		{"zero fraction kept", time.Date(2008, 7, 10, 0, 0, 0, 0, time.UTC), "2008-07-10T00:00:00.0000000Z"},
-		{"converted to UTC", time.Date(2020, 1, 1, 1, 0, 0, 0, time.FixedZone("CET", 3600)), "2020-01-01T00:00:00.0000000Z"},
+		// Azure drops the fraction's trailing zeros: "Timestamp":
+		// "2020-10-01T00:38:36.310293Z" in azure-sdk-for-js
+		// sdk/tables/data-tables/recordings/node/tableclient_listentities/recording_should_list_by_page.js.
+		{"trailing zeros dropped", time.Date(2020, 10, 1, 0, 38, 36, 310293000, time.UTC), "2020-10-01T00:38:36.310293Z"},
+		{"one digit", time.Date(2020, 1, 1, 0, 0, 0, 500000000, time.UTC), "2020-01-01T00:00:00.5Z"},
+		// ... and the whole fraction when it is zero, e.g. 1973-10-04T00:00:00Z
+		// in the legacy Python SDK's recordings (issue 22).
+		{"zero fraction dropped", time.Date(2008, 7, 10, 0, 0, 0, 0, time.UTC), "2008-07-10T00:00:00Z"},
+		{"converted to UTC", time.Date(2020, 1, 1, 1, 0, 0, 0, time.FixedZone("CET", 3600)), "2020-01-01T00:00:00Z"},
 		{"sub-tick truncated", time.Date(2020, 1, 1, 0, 0, 0, 199, time.UTC), "2020-01-01T00:00:00.0000001Z"},
-		{"range start", MinDateTime, "1601-01-01T00:00:00.0000000Z"},
+		{"sub-tick only", time.Date(2020, 1, 1, 0, 0, 0, 99, time.UTC), "2020-01-01T00:00:00Z"},
+		{"range start", MinDateTime, "1601-01-01T00:00:00Z"},
 		{"range end", MaxDateTime, "9999-12-31T23:59:59.9999999Z"},
-		{"zero time stays well-formed", time.Time{}, "0001-01-01T00:00:00.0000000Z"},
+		{"zero time stays well-formed", time.Time{}, "0001-01-01T00:00:00Z"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ func TestETagRoundTrip(t *testing.T) {
 		time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC),
 		time.Date(2024, 2, 29, 23, 59, 59, 100, time.FixedZone("x", 3600)),
 	} {
-		want := `W/"datetime'` + strings.ReplaceAll(edge.UTC().Format("2006-01-02T15:04:05.0000000Z"), ":", "%3A") + `'"`
+		want := `W/"datetime'` + strings.ReplaceAll(edge.UTC().Format("2006-01-02T15:04:05.9999999Z"), ":", "%3A") + `'"`
 		if got := ETag(edge); got != want {
 			t.Errorf("ETag(%v) = %s, want %s", edge, got, want)
 		}
@@ -32,6 +32,28 @@ func TestETagRoundTrip(t *testing.T) {
 	kind, back, err := condition(got)
 	if err != nil || kind != store.CondTimestamp || !back.Equal(ts) {
 		t.Fatalf("condition(%s) = %v, %v, %v", got, kind, back, err)
+	}
+}
+
+// TestETagShortestForm: Azure writes the ETag's datetime in its shortest
+// form, W/"datetime'2020-10-01T00%3A38%3A36.310293Z'" in azure-sdk-for-js
+// sdk/tables/data-tables/recordings/node/tableclient_listentities/recording_should_list_by_page.js
+// (issue 22). An ETag issued before tablebridge wrote that form, with all
+// seven digits, names the same version: both parse to one condition time.
+func TestETagShortestForm(t *testing.T) {
+	ts := time.Date(2020, 8, 20, 22, 20, 23, 751381000, time.UTC)
+	const want = `W/"datetime'2020-08-20T22%3A20%3A23.751381Z'"`
+	if got := ETag(ts); got != want {
+		t.Fatalf("ETag = %s, want %s", got, want)
+	}
+	if got := ETag(time.Date(1973, 10, 4, 0, 0, 0, 0, time.UTC)); got != `W/"datetime'1973-10-04T00%3A00%3A00Z'"` {
+		t.Fatalf("ETag of a whole second = %s", got)
+	}
+	for _, etag := range []string{want, `W/"datetime'2020-08-20T22%3A20%3A23.7513810Z'"`} {
+		kind, at, err := condition(etag)
+		if err != nil || kind != store.CondTimestamp || !at.Equal(ts) {
+			t.Errorf("condition(%s) = %v, %v, %v; want the Timestamp %v", etag, kind, at, err, ts)
+		}
 	}
 }
 
