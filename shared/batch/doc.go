@@ -37,8 +37,9 @@
 //   - Quoted or bare boundary parameters.
 //   - Blank lines before the request line, and whitespace around the JSON
 //     body. The JS SDK puts an extra CRLF before every body.
-//   - An origin-form URL ("/acct/t") if the operation carries a Host header,
-//     as Azure's HostInformationNotPresent message allows.
+//   - An origin-form URL ("/t" or "/acct/t"), with or without a Host
+//     header. The legacy Python SDK sends it without one, and Azure
+//     accepts it.
 //   - Content-ID either as a MIME part header (Python sends 0, 1, ...) or
 //     inside the embedded request (legacy Node SDK). OData asks servers to
 //     accept both.

@@ -202,13 +202,16 @@ func splitRequestLine(line string) (method, target string, ok bool) {
 }
 
 // parseTarget parses the request target into u: an absolute http(s) URL,
-// as every SDK sends, or an origin-form path with the operation's Host
-// header. Azure's HostInformationNotPresent covers a path without a Host.
+// as every current SDK sends, or an origin-form path ("/t" or
+// "/acct/t(PartitionKey='a',RowKey='b')") with or without a Host header.
+// The legacy Python SDK (azure-storage-table, azure-cosmosdb-table) sends
+// the origin form with no Host, and Azure answers it 202 with normal parts
+// (azure-cosmos-table-python
+// azure-cosmosdb-table/tests/recordings/test_table_batch.test_batch_insert.yaml),
+// so a missing Host is not HostInformationNotPresent here: the resource is
+// the path's last segment, and the account is the outer request's.
 func parseTarget(u *url.URL, target, host string) *apierr.Error {
 	if strings.HasPrefix(target, "/") {
-		if strings.TrimSpace(host) == "" {
-			return apierr.New(apierr.HostInformationNotPresent)
-		}
 		parsed, err := url.ParseRequestURI(target)
 		if err != nil {
 			return apierr.Newf(apierr.InvalidInput, "The operation's URL %q is malformed.", target)

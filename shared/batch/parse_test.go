@@ -124,6 +124,23 @@ func TestParseSDKRequests(t *testing.T) {
 			},
 		},
 		{
+			// The legacy Python SDK (azure-cosmosdb-table, azure-storage-table)
+			// writes origin-form request lines and no Host header, e.g.
+			// "POST /table194014d4 HTTP/1.1"; Azure answers 202 with a
+			// part per operation (azure-cosmos-table-python
+			// azure-cosmosdb-table/tests/recordings/test_table_batch.test_batch_all_operations_together.yaml).
+			// The operations keep an empty Host.
+			name: "legacy Python origin form without Host", file: "python_legacy_origin_form.request", contentType: "multipart/mixed; boundary=batch_6a445de7-a86c-11e7-a22a-a08cfdf04b77",
+			want: []string{
+				`0 POST Insert host= path=/table194014d4 query= cid=1 if-match= prefer=return-no-content body={"PartitionKey": "003", "RowKey": "batch_all_operations_together", "test": "true", "test3": "3", "test3@odata.type": "Edm.Int64", "test5": "2017-10-03T18:55:24Z", "test5@odata.type": "Edm.DateTime"}`,
+				`1 DELETE Delete host= path=/table194014d4(PartitionKey='003',RowKey='batch_all_operations_together-1') query= cid=2 if-match=* prefer= body=`,
+				`2 PUT Update host= path=/table194014d4(PartitionKey='003',RowKey='batch_all_operations_together-2') query= cid=3 if-match=* prefer= body={"PartitionKey": "003", "RowKey": "batch_all_operations_together-2", "test": "true", "test3": "10", "test3@odata.type": "Edm.Int64", "test5": "2017-10-03T18:55:24Z", "test5@odata.type": "Edm.DateTime"}`,
+				`3 MERGE Merge host= path=/table194014d4(PartitionKey='003',RowKey='batch_all_operations_together-3') query= cid=4 if-match=* prefer= body={"PartitionKey": "003", "RowKey": "batch_all_operations_together-3", "test": "true", "test3": "100", "test3@odata.type": "Edm.Int64", "test5": "2017-10-03T18:55:24Z", "test5@odata.type": "Edm.DateTime"}`,
+				`4 PUT InsertOrReplace host= path=/table194014d4(PartitionKey='003',RowKey='batch_all_operations_together-4') query= cid=5 if-match= prefer= body={"PartitionKey": "003", "RowKey": "batch_all_operations_together-4", "test": "true", "test3": "10", "test3@odata.type": "Edm.Int64", "test5": "2017-10-03T18:55:24Z", "test5@odata.type": "Edm.DateTime"}`,
+				`5 MERGE InsertOrMerge host= path=/table194014d4(PartitionKey='003',RowKey='batch_all_operations_together-5') query= cid=6 if-match= prefer= body={"PartitionKey": "003", "RowKey": "batch_all_operations_together-5", "test": "true", "test3": "10", "test3@odata.type": "Edm.Int64", "test5": "2017-10-03T18:55:24Z", "test5@odata.type": "Edm.DateTime"}`,
+			},
+		},
+		{
 			name: "REST reference changeset sample", file: "rest_reference_changeset.request", contentType: "multipart/mixed; boundary=batch_a1e9d677-b28b-435e-a89e-87e6a768a431",
 			want: []string{
 				`0 POST Insert ` + azHost + ` path=/Blogs query= cid= if-match= prefer=return-no-content body={"PartitionKey":"Channel_19", "RowKey":"1", "Rating":9, "Text":".NET..."}`,

@@ -157,9 +157,6 @@ func referenceOperationPart(index int, partHeader textproto.MIMEHeader, content 
 
 func referenceTarget(target, host string) (*url.URL, *apierr.Error) {
 	if strings.HasPrefix(target, "/") {
-		if strings.TrimSpace(host) == "" {
-			return nil, apierr.New(apierr.HostInformationNotPresent)
-		}
 		u, err := url.ParseRequestURI(target)
 		if err != nil {
 			return nil, apierr.Newf(apierr.InvalidInput, "The operation's URL %q is malformed.", target)
