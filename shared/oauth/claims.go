@@ -139,9 +139,12 @@ const StorageResourceID = "e406a681-f3d4-42a8-90b6-c2b029497af1"
 const StorageAudience = "https://storage.azure.com"
 
 // tableEndpointSuffixes are the clouds' Table endpoint domains, for an
-// audience naming the account's own endpoint.
+// audience naming the account's own endpoint: public, China, US
+// Government, and the retired Azure Germany cloud (table.core.cloudapi.de),
+// whose tokens Azurite's OAuth tests also accept (issue 22).
 var tableEndpointSuffixes = []string{
 	".table.core.windows.net", ".table.core.chinacloudapi.cn", ".table.core.usgovcloudapi.net",
+	".table.core.cloudapi.de",
 }
 
 // storageAudiences are the audiences Azure accepts for account: the storage

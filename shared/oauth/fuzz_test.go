@@ -79,6 +79,7 @@ func checkAcceptedIndependently(t *testing.T, token string) {
 		"https://devstoreaccount1.table.core.windows.net":       true,
 		"https://devstoreaccount1.table.core.chinacloudapi.cn":  true,
 		"https://devstoreaccount1.table.core.usgovcloudapi.net": true,
+		"https://devstoreaccount1.table.core.cloudapi.de":       true,
 		"https://127.0.0.1:10002/devstoreaccount1":              true,
 	}
 	audOK := false
