@@ -128,12 +128,14 @@ func suiteTables(t *testing.T, newServer func(t *testing.T) *Server) {
 		}
 	})
 
-	t.Run("DeleteMissingIsTableNotFound", func(t *testing.T) {
+	t.Run("DeleteMissingIsResourceNotFound", func(t *testing.T) {
+		// DELETE Tables('missing') is 404 ResourceNotFound on Azure
+		// (azure-cosmos-table-python azure-cosmosdb-table/tests/recordings/test_table.test_delete_table_with_non_existing_table_fail_not_exist.yaml).
 		_, err := sc.DeleteTable(ctxFor(t), TableName(t, ""), nil)
-		wantError(t, err, http.StatusNotFound, "TableNotFound")
+		wantError(t, err, http.StatusNotFound, "ResourceNotFound")
 		// The SDK's Client.Delete takes the same path.
 		_, err = sc.NewClient(TableName(t, "other")).Delete(ctxFor(t), nil)
-		wantError(t, err, http.StatusNotFound, "TableNotFound")
+		wantError(t, err, http.StatusNotFound, "ResourceNotFound")
 	})
 
 	t.Run("ListWithFilter", func(t *testing.T) {

@@ -109,7 +109,7 @@ type accessPolicy struct {
 const aclTimeFormat = "2006-01-02T15:04:05.0000000Z"
 
 func (h *Handler) getTableACL(c *call) (*response, error) {
-	info, err := h.svc.GetTable(c.r.Context(), c.scope, c.res.table)
+	info, err := h.svc.TableACL(c.r.Context(), c.scope, c.res.table)
 	if err != nil {
 		return nil, err
 	}

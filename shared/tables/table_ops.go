@@ -25,21 +25,44 @@ func (s *Service) CreateTable(ctx context.Context, sc Scope, name string) (store
 	return info, storeError(err)
 }
 
-// DeleteTable deletes a table and its entities.
+// DeleteTable deletes a table and its entities. A missing table is 404
+// ResourceNotFound here (tableResourceError).
 func (s *Service) DeleteTable(ctx context.Context, sc Scope, name string) error {
 	if err := tableNameForLookup(name); err != nil {
-		return err
+		return tableResourceError(err)
 	}
-	return storeError(s.store.DeleteTable(ctx, sc.Account, name))
+	return tableResourceError(storeError(s.store.DeleteTable(ctx, sc.Account, name)))
 }
 
-// GetTable returns one table's info; used for ACLs and existence checks.
+// GetTable returns one table's info, for GET Tables('t'). A missing table
+// is 404 ResourceNotFound (tableResourceError).
 func (s *Service) GetTable(ctx context.Context, sc Scope, name string) (store.TableInfo, error) {
+	info, err := s.TableACL(ctx, sc, name)
+	return info, tableResourceError(err)
+}
+
+// TableACL returns one table's info for Get Table ACL (GET t?comp=acl),
+// where a missing table stays TableNotFound.
+func (s *Service) TableACL(ctx context.Context, sc Scope, name string) (store.TableInfo, error) {
 	if err := tableNameForLookup(name); err != nil {
 		return store.TableInfo{}, err
 	}
 	info, err := s.store.GetTable(ctx, sc.Account, name)
 	return info, storeError(err)
+}
+
+// tableResourceError turns TableNotFound into ResourceNotFound for the
+// operations that address a table as a resource of the Tables collection,
+// GET and DELETE Tables('t'): there Azure answers 404 ResourceNotFound
+// (azure-cosmos-table-python
+// azure-cosmosdb-table/tests/recordings/test_table.test_table_not_exists.yaml
+// and test_table.test_delete_table_with_non_existing_table_fail_not_exist.yaml),
+// while entity operations on a missing table answer TableNotFound.
+func tableResourceError(err error) error {
+	if ae, ok := apierr.As(err); ok && ae.Code == apierr.TableNotFound {
+		return &apierr.Error{Code: apierr.ResourceNotFound, Err: err}
+	}
+	return err
 }
 
 // tableNameForLookup rejects names no table can have, so they are answered
