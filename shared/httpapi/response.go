@@ -11,6 +11,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/edm"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // response is what an operation returns; writeResponse puts it on the wire.
@@ -103,8 +104,11 @@ func (h *Handler) writeError(c *call, err error) (int, apierr.Code) {
 		hd["Content-Type"] = []string{contentTypeXML}
 		body = appendXMLError(nil, ae.Code, msg)
 	} else {
-		hd["Content-Type"] = []string{contentTypeJSONMinimal}
+		hd["Content-Type"] = []string{errorContentType(c)}
 		body = appendJSONError(nil, ae.Code, msg)
+	}
+	if preferenceAppliesOnError(c) {
+		hd["Preference-Applied"] = []string{"return-no-content"}
 	}
 	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
 	c.w.WriteHeader(status)
@@ -112,6 +116,43 @@ func (h *Handler) writeError(c *call, err error) (int, apierr.Code) {
 		_, _ = c.w.Write(body)
 	}
 	return status, ae.Code
+}
+
+// errorContentType is the media type of a JSON error answer: it follows
+// the request's Accept (or $format) as a success would, e.g.
+// application/json;odata=nometadata for GET Tables('missing') with
+// Accept: application/json;odata=nometadata (azure-cosmos-table-python
+// azure-cosmosdb-table/tests/recordings/test_table.test_table_not_exists.yaml).
+// An Accept that names no JSON level, or one that is itself the error,
+// gets minimal metadata.
+func errorContentType(c *call) string {
+	if c.r == nil {
+		return contentTypeJSONMinimal
+	}
+	format := ""
+	if c.query != nil {
+		format = c.query.Get("$format")
+	}
+	level, err := metadataLevelOf(c.r.Header, format)
+	if err != nil {
+		return contentTypeJSONMinimal
+	}
+	return jsonContentType(level)
+}
+
+// preferenceAppliesOnError reports whether an error answer carries
+// Preference-Applied: return-no-content. Azure sends it on the errors of
+// the two operations that honour Prefer, Create Table and Insert Entity,
+// when the request asked for no content: 409 TableAlreadyExists
+// (azure-cosmos-table-python
+// azure-cosmosdb-table/tests/recordings/test_table.test_create_table_with_already_existing_table_fail_on_exist.yaml),
+// 400 InvalidResourceName and 409 EntityAlreadyExists.
+func preferenceAppliesOnError(c *call) bool {
+	if c.r == nil || (c.op != operation.CreateTable.String() && c.op != operation.InsertEntity.String()) {
+		return false
+	}
+	noContent, _ := preference(c.r)
+	return noContent
 }
 
 func appendJSONError(b []byte, code apierr.Code, msg string) []byte {
