@@ -19,8 +19,31 @@ type entityEncoder struct {
 	table   string
 	// sel is the $select list; nil selects every property.
 	sel []string
+	// projection is "&$select=<list as sent>" when the request has a
+	// $select, appended to odata.metadata (setSelect).
+	projection string
 	// names is reused across entities to sort property names.
 	names []string
+}
+
+// setSelect reads the request's $select: the properties to write, and the
+// projection Azure appends to odata.metadata, the list as the client sent
+// it: "$metadata#t/@Element&$select=age,sex,xyz" for one entity
+// (azure-cosmos-table-python
+// azure-cosmosdb-table/tests/recordings/test_table_entity.test_get_entity_with_select.yaml),
+// "$metadata#t&$select=" for a query with an empty $select
+// (test_table_batch.test_batch_all_operations_together.yaml there).
+func (enc *entityEncoder) setSelect(q url.Values) error {
+	vs, ok := q["$select"]
+	if !ok {
+		return nil
+	}
+	sel, err := tables.ParseSelect(vs[0])
+	if err != nil {
+		return err
+	}
+	enc.sel, enc.projection = sel, "&$select="+vs[0]
+	return nil
 }
 
 // appendEntity writes one entity object. single adds odata.metadata, as a
@@ -38,7 +61,7 @@ func (enc *entityEncoder) appendEntity(b []byte, e *model.Entity, single bool) [
 		if single {
 			sep()
 			b = append(b, `"odata.metadata":`...)
-			b = edm.AppendString(b, enc.baseURL+"/$metadata#"+enc.table+"/@Element")
+			b = edm.AppendString(b, enc.baseURL+"/$metadata#"+enc.table+"/@Element"+enc.projection)
 		}
 		if enc.level == edm.FullMetadata {
 			self := enc.table + "(PartitionKey=" + keyLiteral(e.PartitionKey) + ",RowKey=" + keyLiteral(e.RowKey) + ")"
@@ -115,7 +138,7 @@ func (enc *entityEncoder) appendEntityList(b []byte, es []*model.Entity) []byte 
 	b = append(b, '{')
 	if enc.level != edm.NoMetadata {
 		b = append(b, `"odata.metadata":`...)
-		b = edm.AppendString(b, enc.baseURL+"/$metadata#"+enc.table)
+		b = edm.AppendString(b, enc.baseURL+"/$metadata#"+enc.table+enc.projection)
 		b = append(b, ',')
 	}
 	b = append(b, `"value":[`...)

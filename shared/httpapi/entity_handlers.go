@@ -48,7 +48,7 @@ func (h *Handler) getEntity(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if enc.sel, err = tables.ParseSelect(c.query.Get("$select")); err != nil {
+	if err = enc.setSelect(c.query); err != nil {
 		return nil, err
 	}
 	e, err := h.svc.GetEntity(c.r.Context(), c.scope, c.res.table, c.res.partitionKey, c.res.rowKey)
@@ -69,7 +69,7 @@ func (h *Handler) queryEntities(c *call) (*response, error) {
 		return nil, err
 	}
 	q := c.query
-	if enc.sel, err = tables.ParseSelect(q.Get("$select")); err != nil {
+	if err = enc.setSelect(q); err != nil {
 		return nil, err
 	}
 	in := tables.QueryInput{Table: c.res.table, Filter: q.Get("$filter")}
