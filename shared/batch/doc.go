@@ -16,15 +16,17 @@
 //	batch      = preamble? "--" B CRLF part ( CRLF "--" B CRLF part )* CRLF "--" B "--" epilogue?
 //	part       = changeset-part | query-part
 //	changeset-part = "Content-Type: multipart/mixed; boundary=" C CRLF CRLF changeset
-//	changeset  = preamble? ( "--" C CRLF operation )+ "--" C "--" epilogue?
+//	changeset  = preamble? ( "--" C CRLF operation )* "--" C "--" epilogue?
 //	operation  = "Content-Type: application/http" CRLF
 //	             ["Content-Transfer-Encoding: binary" CRLF] ["Content-ID: " id CRLF] CRLF
 //	             method SP url SP "HTTP/1.1" CRLF *(header CRLF) CRLF [json-body]
 //	query-part = operation whose method is GET
 //
-// Exactly one part is allowed: one changeset of 1 to 100 insert, update,
+// Exactly one part is allowed: one changeset of up to 100 insert, update,
 // merge or delete operations, or one lone GET (a point read or a query)
-// placed directly in the batch. Azure says a query "must be submitted
+// placed directly in the batch. A changeset of no operations parses to a
+// Request without operations: Azure answers it 202 with an empty
+// changeset response (AppendResponse of no parts). Azure says a query "must be submitted
 // singly in the batch".
 //
 // Tolerances, each because a real client needs it:
@@ -66,7 +68,7 @@
 //
 //   - A plain *apierr.Error rejects the whole request: the caller answers
 //     with that status. Examples are a body over 4 MiB (413
-//     RequestBodyTooLarge), a body that is not a batch, an empty or second
+//     RequestBodyTooLarge), a body that is not a batch, a second
 //     changeset, or an operation whose headers frame its body otherwise
 //     than the changeset does: a Content-Length other than the body's length
 //     (with or without the whitespace around it), two that disagree, or a

@@ -88,7 +88,6 @@ func TestParseErrors(t *testing.T) {
 		{name: "batch part with a malformed header", body: "--batch_b\r\nno colon here\r\n\r\n--batch_b--", wantCode: apierr.InvalidInput, wantIndex: -1},
 		{name: "changeset without boundary", body: "--batch_b\r\nContent-Type: multipart/mixed\r\n\r\n--changeset_c--\r\n--batch_b--", wantCode: apierr.InvalidInput, wantIndex: -1},
 		{name: "changeset without opening boundary", body: "--batch_b\r\nContent-Type: multipart/mixed; boundary=changeset_c\r\n\r\nnothing\r\n--batch_b--", wantCode: apierr.InvalidInput, wantIndex: -1},
-		{name: "empty changeset", body: changesetBody(), wantCode: apierr.InvalidInput, wantIndex: -1},
 		{
 			name: "101 operations", body: changesetBody(tooMany...), wantCode: apierr.InvalidInput, wantIndex: 0,
 			wantMessage: "The batch request operation exceeds the maximum 100 changes per change set.",
@@ -337,4 +336,28 @@ func repeatIndexed(format string, n int) []string {
 		out[i] = fmt.Sprintf(format, i)
 	}
 	return out
+}
+
+// TestParseEmptyChangeset: a changeset without operations is no error.
+// Azure answers it 202 with an empty changeset response (issue 22, found
+// replaying the legacy Python SDK's recordings in azure-cosmos-table-python
+// azure-cosmosdb-table/tests/recordings), so it parses to a request of no
+// operations, and AppendResponse writes that answer.
+func TestParseEmptyChangeset(t *testing.T) {
+	req, err := batch.Parse("multipart/mixed; boundary=batch_b", strings.NewReader(changesetBody()))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if req.IsQuery || len(req.Operations) != 0 || req.ChangesetBoundary != "changeset_c" {
+		t.Fatalf("got IsQuery %v, %d operations, changeset boundary %q; want a changeset of none", req.IsQuery, len(req.Operations), req.ChangesetBoundary)
+	}
+	body, err := batch.AppendResponse(nil, batch.Boundaries{Batch: "b1", Changeset: "c1"}, nil)
+	if err != nil {
+		t.Fatalf("AppendResponse of no parts: %v", err)
+	}
+	const want = "--batchresponse_b1\r\nContent-Type: multipart/mixed; boundary=changesetresponse_c1\r\n\r\n" +
+		"--changesetresponse_c1--\r\n--batchresponse_b1--\r\n"
+	if string(body) != want {
+		t.Fatalf("empty changeset response:\n%q\nwant\n%q", body, want)
+	}
 }

@@ -77,7 +77,7 @@ func referenceChangeset(req *Request, contentType string, content []byte) error 
 		return invalidBatch("The changeset is malformed: %v.", err)
 	}
 	if len(opParts) == 0 {
-		return invalidBatch("The changeset contains no operations.")
+		return nil
 	}
 	if len(opParts) > MaxOperations {
 		cid := ""

@@ -331,9 +331,6 @@ func WriteResponse(w io.Writer, b Boundaries, parts []Response) error {
 // bytes rather than writing to a stream. On error dst is returned as it
 // was.
 func AppendResponse(dst []byte, b Boundaries, parts []Response) ([]byte, error) {
-	if len(parts) == 0 {
-		return dst, errors.New("batch: a changeset response needs at least one part")
-	}
 	for i := range parts {
 		if parts[i].Status >= 400 {
 			return dst, fmt.Errorf("batch: part %d has status %d; write failures with WriteFailure", i, parts[i].Status)

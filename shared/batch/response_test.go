@@ -401,7 +401,6 @@ func TestWriteErrors(t *testing.T) {
 		name  string
 		write func(w io.Writer) error
 	}{
-		{name: "no parts", write: func(w io.Writer) error { return batch.WriteResponse(w, ids, nil) }},
 		{name: "error part in a success response", write: func(w io.Writer) error {
 			return batch.WriteResponse(w, ids, []batch.Response{ok, {Status: http.StatusConflict}})
 		}},

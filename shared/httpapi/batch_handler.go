@@ -41,6 +41,16 @@ func (h *Handler) batch(c *call) (*response, error) {
 	if req.IsQuery {
 		return h.batchQuery(c, &req.Operations[0])
 	}
+	if len(req.Operations) == 0 {
+		// An empty changeset changes nothing: Azure answers 202 with an
+		// empty changeset response (issue 22).
+		b := h.batchBoundaries()
+		body, err := batch.AppendResponse(nil, b, nil)
+		if err != nil {
+			return nil, apierr.Wrap(apierr.InternalError, err)
+		}
+		return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body}, nil
+	}
 
 	ops := make([]tables.BatchOp, len(req.Operations))
 	table := ""
