@@ -8,8 +8,11 @@ import (
 )
 
 // ETag formats an entity's ETag from its Timestamp, as Azure does:
-// W/"datetime'2024-12-23T09%3A20%3A10.1623783Z'" — 7 fractional digits and
-// URL-encoded colons ("Payload format for Table service operations").
+// W/"datetime'2024-12-23T09%3A20%3A10.1623783Z'" with URL-encoded colons
+// ("Payload format for Table service operations") and the datetime in
+// edm.FormatDateTime's shortest form, as Azure's recorded answers write it
+// (W/"datetime'2020-10-01T00%3A38%3A36.310293Z'"). If-Match is read as a
+// time (parseETagValue), so any spelling of the same Timestamp matches.
 func ETag(ts time.Time) string {
 	var buf [52]byte
 	return string(AppendETag(buf[:0], ts, false))
