@@ -182,18 +182,25 @@ func suiteAzureRecorded(t *testing.T, newServer func(t *testing.T) *Server) {
 	// stay TableNotFound, as the SDK suite checks.
 	t.Run("MissingTableByName", func(t *testing.T) {
 		missing := "/Tables('" + TableName(t, "") + "')"
+		const none, minimal, full = "application/json;odata=nometadata;streaming=true;charset=utf-8",
+			"application/json;odata=minimalmetadata;streaming=true;charset=utf-8", "application/json;odata=fullmetadata;streaming=true;charset=utf-8"
 		for _, tc := range []struct {
-			method, accept, contentType string
+			method, accept, query, contentType string
 		}{
-			{http.MethodGet, "application/json;odata=nometadata", "application/json;odata=nometadata;streaming=true;charset=utf-8"},
-			{http.MethodGet, "application/json;odata=minimalmetadata", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"},
-			{http.MethodGet, "application/json;odata=fullmetadata", "application/json;odata=fullmetadata;streaming=true;charset=utf-8"},
-			{http.MethodDelete, "application/json;odata=minimalmetadata", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"},
+			{http.MethodGet, "application/json;odata=nometadata", "", none},
+			{http.MethodGet, "application/json;odata=minimalmetadata", "", minimal},
+			{http.MethodGet, "application/json;odata=fullmetadata", "", full},
+			{http.MethodDelete, "application/json;odata=minimalmetadata", "", minimal},
+			{http.MethodDelete, "application/json;odata=nometadata", "", none},
+			// $format overrides Accept, for errors as for answers.
+			{http.MethodGet, "application/json;odata=minimalmetadata", "%24format=application%2Fjson%3Bodata%3Dnometadata", none},
+			// An Accept that names no JSON level gets minimal metadata.
+			{http.MethodGet, "*/*", "", minimal},
 		} {
-			resp := srv.Do(t, Request{Method: tc.method, Path: missing, Header: http.Header{"Accept": {tc.accept}}})
+			resp := srv.Do(t, Request{Method: tc.method, Path: missing, RawQuery: tc.query, Header: http.Header{"Accept": {tc.accept}}})
 			wantRawError(t, resp, http.StatusNotFound, "ResourceNotFound")
 			if got := resp.Header.Get("Content-Type"); got != tc.contentType {
-				t.Errorf("%s with Accept %s: Content-Type %q, want %q", tc.method, tc.accept, got, tc.contentType)
+				t.Errorf("%s with Accept %s and %q: Content-Type %q, want %q", tc.method, tc.accept, tc.query, got, tc.contentType)
 			}
 		}
 		resp := srv.Do(t, Request{Method: http.MethodGet, Path: "/" + TableName(t, "") + "()"})
