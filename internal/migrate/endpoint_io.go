@@ -57,7 +57,14 @@ func (e *Endpoint) ReadPage(ctx context.Context, table string, req PageRequest) 
 		Top:    to.Ptr(int32(top)),
 		Format: to.Ptr(aztables.MetadataFormatFull),
 	}
-	if f := req.Range.Filter(); f != "" {
+	f := req.Range.Filter()
+	if !req.Since.IsZero() {
+		if f != "" {
+			f += " and "
+		}
+		f += sinceFilter(req.Since)
+	}
+	if f != "" {
 		opts.Filter = &f
 	}
 	if req.KeysOnly {
@@ -111,6 +118,26 @@ func (e *Endpoint) EnsureTable(ctx context.Context, table string) error {
 	}
 	if err != nil {
 		return endpointError(err, "create table "+table)
+	}
+	return nil
+}
+
+// Delete deletes one entity unconditionally (If-Match: *); one that is
+// already gone is fine. Deletes go one by one: in a transaction, one entity
+// that is already gone would fail them all ("Performing entity group
+// transactions": a failed operation fails the whole change set).
+func (e *Endpoint) Delete(ctx context.Context, table, partitionKey, rowKey string) error {
+	if partitionKey == "" {
+		ctx = withEmptyPartitionKey(ctx)
+		partitionKey = emptyPartitionKeyPlaceholder
+	}
+	_, err := e.client.NewClient(table).DeleteEntity(ctx, partitionKey, rowKey, &aztables.DeleteEntityOptions{IfMatch: to.Ptr(azcore.ETagAny)})
+	var re *azcore.ResponseError
+	if errors.As(err, &re) && re.StatusCode == http.StatusNotFound && re.ErrorCode == string(aztables.ResourceNotFound) {
+		return nil
+	}
+	if err != nil {
+		return endpointError(err, "delete from "+table)
 	}
 	return nil
 }

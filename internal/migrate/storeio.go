@@ -22,6 +22,9 @@ type Dest interface {
 	// Timestamps. It may split the entities into several transactions of
 	// its size; a nil error means all of them are stored.
 	Upsert(ctx context.Context, table string, entities []*model.Entity) error
+	// Delete deletes one entity whatever its version; one that is already
+	// gone is fine. A follow uses it for entities deleted from the source.
+	Delete(ctx context.Context, table, partitionKey, rowKey string) error
 	// Describe names the destination for logs and the checkpoint, without
 	// credentials.
 	Describe() string
@@ -94,9 +97,12 @@ func (s *StoreIO) ReadPage(ctx context.Context, table string, req PageRequest) (
 		top = MaxPageSize
 	}
 	q := store.Query{Top: top, Keys: req.Range.KeyRange()}
-	if !req.Range.Whole() {
-		rng := req.Range
-		q.Match = func(e *model.Entity) bool { return rng.Contains(e.PartitionKey) }
+	if rng, since := req.Range, req.Since.UTC().Truncate(time.Second); !rng.Whole() || !since.IsZero() {
+		// The same second-rounded bound an endpoint's $filter has
+		// (sinceFilter).
+		q.Match = func(e *model.Entity) bool {
+			return rng.Contains(e.PartitionKey) && !e.Timestamp.Before(since)
+		}
 	}
 	if req.After != nil {
 		q.After = &store.Cursor{PartitionKey: req.After.NextPartitionKey, RowKey: req.After.NextRowKey}
@@ -120,6 +126,19 @@ func (s *StoreIO) EnsureTable(ctx context.Context, table string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("create table %s: %w", table, err)
+	}
+	return nil
+}
+
+// Delete deletes one entity through the service with If-Match: *; one that
+// is already gone is fine.
+func (s *StoreIO) Delete(ctx context.Context, table, partitionKey, rowKey string) error {
+	err := s.svc.DeleteEntity(ctx, s.scope, table, partitionKey, rowKey, "*")
+	if ae, ok := apierr.As(err); ok && ae.Code == apierr.ResourceNotFound {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("delete from %s: %w", table, err)
 	}
 	return nil
 }
