@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -285,4 +286,66 @@ func TestFollowFromAzurite(t *testing.T) {
 func TestFollowTablebridgeEndpoints(t *testing.T) {
 	src, dst := testserver.New(t), testserver.New(t)
 	testFollow(t, src.ConnectionString(), func(t *testing.T) migrate.Dest { return openEndpoint(t, dst.ConnectionString()) })
+}
+
+func TestFollowRejects(t *testing.T) {
+	src := testserver.New(t)
+	seed(t, src.Store, "Orders", bulkEntities(10, 2))
+	ep := openEndpoint(t, src.ConnectionString())
+	for name, tc := range map[string]struct {
+		opts migrate.Options
+		want string
+	}{
+		"dry run":           {migrate.Options{Source: ep, DryRun: true, Follow: &migrate.FollowOptions{}}, "a dry run cannot follow"},
+		"negative margin":   {migrate.Options{Source: ep, Dest: ep, Follow: &migrate.FollowOptions{Margin: -time.Second}}, "must not be negative"},
+		"unreadable dest":   {migrate.Options{Source: ep, Dest: writeOnly{ep}, Follow: &migrate.FollowOptions{}}, "a destination it can read"},
+		"negative interval": {migrate.Options{Source: ep, Dest: ep, Follow: &migrate.FollowOptions{Interval: -1}}, "must not be negative"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := migrate.Migrate(ctxFor(t), tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// writeOnly hides the destination's reads.
+type writeOnly struct{ migrate.Dest }
+
+// TestFollowStopDuringBulkCopy: Stop before the bulk copy is done
+// interrupts it, as a cancelled context does, and the checkpoint resumes
+// it; the follow then starts from the time the copy first began.
+func TestFollowStopDuringBulkCopy(t *testing.T) {
+	src := testserver.New(t)
+	seed(t, src.Store, "Orders", bulkEntities(500, 5))
+	dest := storeIO(t, openBolt(t))
+	checkpoint := filepath.Join(t.TempDir(), "cp.json")
+	stop := make(chan struct{})
+	close(stop)
+	opts := migrate.Options{Source: openEndpoint(t, src.ConnectionString()), Dest: dest, Checkpoint: checkpoint, Backoff: fastBackoff,
+		Follow: &migrate.FollowOptions{Stop: stop}}
+	if _, err := migrate.Migrate(ctxFor(t), opts); err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err %v, want the bulk copy interrupted", err)
+	}
+	cp, err := migrate.LoadCheckpoint(checkpoint)
+	if err != nil || cp == nil || cp.Tables[0].Done || cp.Tables[0].Started.IsZero() || cp.Tables[0].Follow != nil {
+		t.Fatalf("checkpoint %+v, %v: want the table started, not done, not followed", cp, err)
+	}
+	started := cp.Tables[0].Started
+	// Without Follow the copy completes; a follow after it starts from
+	// the first run's start.
+	opts.Follow = nil
+	if _, err := migrate.Migrate(ctxFor(t), opts); err != nil {
+		t.Fatal(err)
+	}
+	opts.Follow = &migrate.FollowOptions{Stop: stop}
+	res, err := migrate.Migrate(ctxFor(t), opts)
+	if err != nil || res.Passes != 1 || !res.Tables[0].AlreadyDone {
+		t.Fatalf("%+v, %v: want one final pass after the finished copy", res, err)
+	}
+	if cp, _ = migrate.LoadCheckpoint(checkpoint); !cp.Tables[0].Started.Equal(started) || cp.Tables[0].Follow == nil {
+		t.Errorf("checkpoint %+v: want Started %v kept and a follow position", cp.Tables[0], started)
+	}
+	verifyClean(t, migrate.VerifyOptions{Source: openEndpoint(t, src.ConnectionString()), Dest: dest})
 }

@@ -182,6 +182,9 @@ func Migrate(ctx context.Context, opts Options) (*Result, error) {
 		var stopBulk context.CancelFunc
 		ctx, stopBulk = context.WithCancel(ctx)
 		defer stopBulk()
+		if stopRequested(opts.Follow.Stop) {
+			stopBulk()
+		}
 		go func() {
 			select {
 			case <-opts.Follow.Stop:
