@@ -97,12 +97,9 @@ func (s *StoreIO) ReadPage(ctx context.Context, table string, req PageRequest) (
 		top = MaxPageSize
 	}
 	q := store.Query{Top: top, Keys: req.Range.KeyRange()}
-	if rng, since := req.Range, req.Since.UTC().Truncate(time.Second); !rng.Whole() || !since.IsZero() {
-		// The same second-rounded bound an endpoint's $filter has
-		// (sinceFilter).
-		q.Match = func(e *model.Entity) bool {
-			return rng.Contains(e.PartitionKey) && !e.Timestamp.Before(since)
-		}
+	if !req.Range.Whole() {
+		rng := req.Range
+		q.Match = func(e *model.Entity) bool { return rng.Contains(e.PartitionKey) }
 	}
 	if req.After != nil {
 		q.After = &store.Cursor{PartitionKey: req.After.NextPartitionKey, RowKey: req.After.NextRowKey}
@@ -112,6 +109,11 @@ func (s *StoreIO) ReadPage(ctx context.Context, table string, req PageRequest) (
 		return Page{}, fmt.Errorf("query %s: %w", table, err)
 	}
 	out := Page{Entities: page.Entities}
+	if !req.Since.IsZero() {
+		// After the page, not in Match: the cursor then still moves past
+		// what a page skipped.
+		out.Entities = sinceOnly(out.Entities, req.Since)
+	}
 	if page.Next != nil {
 		out.Next = &Continuation{NextPartitionKey: page.Next.PartitionKey, NextRowKey: page.Next.RowKey}
 	}
