@@ -14,9 +14,10 @@ import (
 //
 // The Table service has no change feed, but it sets every entity's
 // Timestamp on every write ("Understanding the Table service data model":
-// the Timestamp is server-managed and advances on every change), and every
-// Table endpoint (Azure, Azurite, Cosmos DB's Table API, tablebridge) takes
-// a $filter on it. So each pass, per table:
+// the Timestamp is server-managed and advances on every change), and Azure,
+// Azurite and tablebridge take a $filter on it (Cosmos DB's Table API
+// blocks one, so its entities are filtered as they arrive: cosmosTable).
+// So each pass, per table:
 //
 //  1. Reads, range by range, the entities whose Timestamp is at or after
 //     the start of the previous pass minus Margin (the first pass: the
