@@ -179,8 +179,7 @@ func Migrate(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Follow != nil {
 		// Stop during the bulk copy interrupts it, as a cancelled ctx
 		// does; the checkpoint resumes it.
-		var stopBulk context.CancelFunc
-		ctx, stopBulk = context.WithCancel(ctx)
+		bulkCtx, stopBulk := context.WithCancel(ctx)
 		defer stopBulk()
 		if stopRequested(opts.Follow.Stop) {
 			stopBulk()
@@ -189,9 +188,10 @@ func Migrate(ctx context.Context, opts Options) (*Result, error) {
 			select {
 			case <-opts.Follow.Stop:
 				stopBulk()
-			case <-ctx.Done():
+			case <-bulkCtx.Done():
 			}
 		}()
+		ctx = bulkCtx
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
