@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tablebridge/tablebridge/internal/testserver"
@@ -55,5 +58,47 @@ func TestMigrateFollowFlags(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// cancelOn cancels when a line containing marker is written, as a Ctrl-C
+// at that moment would.
+type cancelOn struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	marker string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.marker) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// TestMigrateFollowInterrupt: an interrupt after the bulk copy ends the
+// follow with a final pass and exit status 0. (One during the bulk copy
+// interrupts it: TestFollowStopDuringBulkCopy in internal/migrate.)
+func TestMigrateFollowInterrupt(t *testing.T) {
+	src, dst := testserver.New(t), testserver.New(t)
+	seedTable(t, src.Store, "Orders", 300, 3)
+	cp := filepath.Join(t.TempDir(), "cp.json")
+	args := []string{"-from", src.ConnectionString(), "-to", dst.ConnectionString(), "-checkpoint", cp, "-progress", "none",
+		"-follow", "-follow-interval", "10ms"}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errOut bytes.Buffer
+	w := &cancelOn{marker: "\npass 2:", cancel: cancel}
+	if err := migrateCmd(ctx, args, w, &errOut); err != nil {
+		t.Fatalf("interrupted while following: %v\n%s", err, w.buf.String())
+	}
+	got := w.buf.String()
+	if !regexp.MustCompile(`(?m)^final pass \d+: .*keys compared`).MatchString(got) || !strings.Contains(got, "Orders: 300 entities copied") {
+		t.Errorf("want the copy, passes and a final pass:\n%s", got)
 	}
 }
