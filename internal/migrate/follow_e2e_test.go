@@ -349,3 +349,40 @@ func TestFollowStopDuringBulkCopy(t *testing.T) {
 	}
 	verifyClean(t, migrate.VerifyOptions{Source: openEndpoint(t, src.ConnectionString()), Dest: dest})
 }
+
+// TestDestDelete: both destinations delete whatever the version, the empty
+// PartitionKey and quotes included, and take an entity that is already
+// gone as deleted.
+func TestDestDelete(t *testing.T) {
+	srv := testserver.New(t)
+	for name, dest := range map[string]migrate.Dest{
+		"endpoint": openEndpoint(t, srv.ConnectionString()),
+		"store":    storeIO(t, openBolt(t)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := ctxFor(t)
+			table := fmt.Sprintf("Del%d", tableCounter.Add(1))
+			if err := dest.EnsureTable(ctx, table); err != nil {
+				t.Fatal(err)
+			}
+			keys := [][2]string{{"", "empty"}, {"it's", "o'clock"}, {"p", "r"}}
+			for _, k := range keys {
+				e := &model.Entity{PartitionKey: k[0], RowKey: k[1], Properties: map[string]edm.Value{"V": edm.NewInt32(1)}}
+				if err := dest.Upsert(ctx, table, []*model.Entity{e}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, k := range keys {
+				for range 2 { // the second time it is already gone
+					if err := dest.Delete(ctx, table, k[0], k[1]); err != nil {
+						t.Fatalf("delete (%q, %q): %v", k[0], k[1], err)
+					}
+				}
+			}
+			page, err := dest.(migrate.Source).ReadPage(ctx, table, migrate.PageRequest{Top: 10})
+			if err != nil || len(page.Entities) != 0 {
+				t.Fatalf("left %d entities, %v", len(page.Entities), err)
+			}
+		})
+	}
+}
