@@ -113,7 +113,12 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	)
 	dest.register(fs, "to", "destination: a tablebridge connection string or SAS URL (or -store)")
 	copies.register(fs)
+	var follow followFlags
+	follow.register(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if err := follow.validate(copies.dryRun); err != nil {
 		return err
 	}
 	if *from == "" {
@@ -135,6 +140,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	opts := copies.options()
 	opts.Source = src
 	opts.Ranges = *ranges
+	opts.Follow = follow.options(ctx)
 	if !copies.dryRun {
 		d, closeDest, err := dest.open(ctx)
 		if err != nil {
@@ -167,11 +173,23 @@ func runCopy(ctx context.Context, cmd string, opts migrate.Options, copies copyF
 	}
 	progress := copies.progress.open(stdout)
 	opts.Progress = progress
-	res, err := migrate.Migrate(ctx, opts)
+	runCtx := ctx
+	if opts.Follow != nil {
+		// The first SIGINT closes Follow.Stop (ctx.Done): the follow
+		// ends with a final pass, which the signal must not cancel. A
+		// second signal kills the process (interruptContext).
+		runCtx = context.WithoutCancel(ctx)
+		opts.Follow.Report = func(r migrate.PassReport) {
+			// The bulk copy's display is over; pass lines follow it.
+			progress.Close()
+			printPass(stdout, r)
+		}
+	}
+	res, err := migrate.Migrate(runCtx, opts)
 	progress.Close()
 	if res != nil {
 		printCopySummary(stdout, res, opts.DryRun)
-		if err == nil && allDone(res) {
+		if err == nil && allDone(res) && opts.Follow == nil {
 			fmt.Fprintf(stdout, "%s: already complete (checkpoint %s); -restart to copy again\n", cmd, opts.Checkpoint)
 		}
 	}
@@ -217,12 +235,18 @@ func printCopySummary(w io.Writer, res *migrate.Result, dryRun bool) {
 		default:
 			fmt.Fprintf(w, "  %s: %d entities %s\n", name, t.Entities, verb)
 		}
+		if res.Passes > 0 {
+			fmt.Fprintf(w, "  %s: following: %d entities copied, %d deleted\n", name, t.Followed, t.Deleted)
+		}
 	}
 	rate := 0.0
 	if secs := res.Elapsed.Seconds(); secs > 0 {
 		rate = float64(res.Entities) / secs
 	}
 	fmt.Fprintf(w, "%d tables, %d entities %s in %s (%.0f entities/s)\n", len(res.Tables), res.Entities, verb, res.Elapsed.Round(time.Millisecond), rate)
+	if res.Passes > 0 {
+		fmt.Fprintf(w, "followed the source for %d passes\n", res.Passes)
+	}
 }
 
 // destFlags choose a destination (or, for export, a source): an endpoint

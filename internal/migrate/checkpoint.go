@@ -45,6 +45,27 @@ type TableState struct {
 	Ranges []*RangeState `json:"ranges,omitempty"`
 	// Done is set once every range is done.
 	Done bool `json:"done"`
+	// Started is when the bulk copy of the table first began (a resumed
+	// copy keeps the first run's time): a follow's first pass copies what
+	// was written since then. Zero in checkpoints from before follow,
+	// where the first pass copies everything.
+	Started time.Time `json:"started,omitzero"`
+	// Follow is where a follow stands; nil until its first pass ends.
+	Follow *FollowState `json:"follow,omitempty"`
+}
+
+// FollowState is a table's follow position (follow.go).
+type FollowState struct {
+	// Since is when the last completed pass began: the next pass copies
+	// what has a Timestamp at or after Since minus the margin.
+	Since time.Time `json:"since"`
+	// Passes counts completed passes, PassesSinceSweep those since the
+	// last key comparison.
+	Passes           int `json:"passes"`
+	PassesSinceSweep int `json:"passesSinceSweep"`
+	// Swept is when the last key comparison began: the destination may
+	// still hold what the source deleted since then.
+	Swept time.Time `json:"swept,omitzero"`
 }
 
 // RangeState is one range's progress.

@@ -65,6 +65,15 @@
 // response holding a 503, by Backoff. Options.Rate caps entities per second
 // with a token bucket.
 //
+// # Following a live source (Options.Follow)
+//
+// After the bulk copy, passes copy the entities whose Timestamp is at or
+// after the start of the previous pass minus a safety margin, and every few
+// passes (and in the final one) a key comparison finds what the source
+// deleted, until the caller stops the follow; each table's position is in
+// the checkpoint. follow.go explains why nothing written on a busy source
+// is lost.
+//
 // # Verify
 //
 // Verify compares two sides by hashing every entity's canonical encoding

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -57,7 +59,15 @@ func (e *Endpoint) ReadPage(ctx context.Context, table string, req PageRequest) 
 		Top:    to.Ptr(int32(top)),
 		Format: to.Ptr(aztables.MetadataFormatFull),
 	}
-	if f := req.Range.Filter(); f != "" {
+	f := req.Range.Filter()
+	serverSince := !req.Since.IsZero() && !cosmosTable(e.url)
+	if serverSince {
+		if f != "" {
+			f += " and "
+		}
+		f += sinceFilter(req.Since)
+	}
+	if f != "" {
 		opts.Filter = &f
 	}
 	if req.KeysOnly {
@@ -87,12 +97,43 @@ func (e *Endpoint) ReadPage(ctx context.Context, table string, req PageRequest) 
 	if err != nil {
 		return Page{}, fmt.Errorf("query %s: %w", table, err)
 	}
+	if !req.Since.IsZero() && !serverSince {
+		entities = sinceOnly(entities, req.Since)
+	}
 	page := Page{Entities: entities}
 	npk, nrk := deref(resp.NextPartitionKey), deref(resp.NextRowKey)
 	if npk != "" || nrk != "" {
 		page.Next = &Continuation{NextPartitionKey: npk, NextRowKey: nrk}
 	}
 	return page, nil
+}
+
+// cosmosTable reports whether the account URL is Cosmos DB's Table API
+// (https://acct.table.cosmos.azure.com, formerly .table.cosmosdb.azure.com),
+// which blocks queries on the Timestamp: "Azure Cosmos DB blocks the queries
+// on timestamp properties" (Cosmos DB docs, "Tutorial: Query Azure Cosmos DB
+// by using the API for Table"), and they return no data. A follow of it
+// reads whole tables and keeps the Timestamps it asked for (sinceOnly).
+func cosmosTable(accountURL string) bool {
+	u, err := url.Parse(accountURL)
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	return strings.HasSuffix(host, ".table.cosmos.azure.com") || strings.HasSuffix(host, ".table.cosmosdb.azure.com")
+}
+
+// sinceOnly keeps the entities a Timestamp ge query for since would return,
+// with sinceFilter's rounding down to the second.
+func sinceOnly(entities []*model.Entity, since time.Time) []*model.Entity {
+	since = since.UTC().Truncate(time.Second)
+	kept := entities[:0]
+	for _, e := range entities {
+		if !e.Timestamp.Before(since) {
+			kept = append(kept, e)
+		}
+	}
+	return kept
 }
 
 func deref(p *string) string {
@@ -111,6 +152,26 @@ func (e *Endpoint) EnsureTable(ctx context.Context, table string) error {
 	}
 	if err != nil {
 		return endpointError(err, "create table "+table)
+	}
+	return nil
+}
+
+// Delete deletes one entity unconditionally (If-Match: *); one that is
+// already gone is fine. Deletes go one by one: in a transaction, one entity
+// that is already gone would fail them all ("Performing entity group
+// transactions": a failed operation fails the whole change set).
+func (e *Endpoint) Delete(ctx context.Context, table, partitionKey, rowKey string) error {
+	if partitionKey == "" {
+		ctx = withEmptyPartitionKey(ctx)
+		partitionKey = emptyPartitionKeyPlaceholder
+	}
+	_, err := e.client.NewClient(table).DeleteEntity(ctx, partitionKey, rowKey, &aztables.DeleteEntityOptions{IfMatch: to.Ptr(azcore.ETagAny)})
+	var re *azcore.ResponseError
+	if errors.As(err, &re) && re.StatusCode == http.StatusNotFound && re.ErrorCode == string(aztables.ResourceNotFound) {
+		return nil
+	}
+	if err != nil {
+		return endpointError(err, "delete from "+table)
 	}
 	return nil
 }

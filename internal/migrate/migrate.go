@@ -60,6 +60,10 @@ type Options struct {
 
 	// Progress receives progress per table; nil shows nothing.
 	Progress Progress
+
+	// Follow, when set, keeps the destination in step with the source
+	// after the bulk copy, until stopped (follow.go).
+	Follow *FollowOptions
 }
 
 func (o *Options) withDefaults() error {
@@ -71,6 +75,11 @@ func (o *Options) withDefaults() error {
 	}
 	if err := ValidateKeepTimestamp(o.KeepTimestamp); err != nil {
 		return err
+	}
+	if o.Follow != nil {
+		if err := o.Follow.validate(o); err != nil {
+			return err
+		}
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 8
@@ -96,9 +105,12 @@ func (o *Options) withDefaults() error {
 // Result sums up a migration.
 type Result struct {
 	Tables []TableResult
-	// Entities counts what this run wrote (or read, in a dry run).
+	// Entities counts what this run wrote (or read, in a dry run), in
+	// the bulk copy and the passes of a follow.
 	Entities int64
 	Elapsed  time.Duration
+	// Passes counts a follow's completed passes.
+	Passes int
 }
 
 // TableResult is one table's outcome.
@@ -108,6 +120,8 @@ type TableResult struct {
 	Entities, Resumed int64
 	// AlreadyDone: the checkpoint said the table was complete.
 	AlreadyDone bool
+	// Followed and Deleted are what a follow's passes copied and deleted.
+	Followed, Deleted int64
 }
 
 // Migrate copies tables from opts.Source to opts.Dest. It returns when every
@@ -130,6 +144,7 @@ func Migrate(ctx context.Context, opts Options) (*Result, error) {
 	started := time.Now()
 	m := &migration{
 		opts:    opts,
+		started: started,
 		scans:   make(chan struct{}, opts.Parallel),
 		writers: make(chan struct{}, opts.Writers),
 		limit:   newLimiter(opts.Rate),
@@ -160,10 +175,31 @@ func Migrate(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 
+	runCtx := ctx
+	if opts.Follow != nil {
+		// Stop during the bulk copy interrupts it, as a cancelled ctx
+		// does; the checkpoint resumes it.
+		bulkCtx, stopBulk := context.WithCancel(ctx)
+		defer stopBulk()
+		if stopRequested(opts.Follow.Stop) {
+			stopBulk()
+		}
+		go func() {
+			select {
+			case <-opts.Follow.Stop:
+				stopBulk()
+			case <-bulkCtx.Done():
+			}
+		}()
+		ctx = bulkCtx
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	results := make([]TableResult, len(plan))
-	var wg sync.WaitGroup
+	var (
+		wg     sync.WaitGroup
+		failed atomic.Bool
+	)
 	for i, p := range plan {
 		wg.Add(1)
 		go func() {
@@ -171,26 +207,32 @@ func Migrate(ctx context.Context, opts Options) (*Result, error) {
 			res, err := m.table(ctx, p)
 			results[i] = res
 			if err != nil {
+				failed.Store(true)
 				cancel(err)
 			}
 		}()
 	}
 	wg.Wait()
 	// The first table error cancelled the rest and is the cause; without
-	// one, a cause means the caller cancelled (SIGINT).
+	// one, a cause means the caller cancelled (SIGINT). A cancellation
+	// after every table finished interrupted nothing.
 	var runErr error
-	if ctx.Err() != nil {
+	if failed.Load() {
 		runErr = context.Cause(ctx)
 		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
 			runErr = fmt.Errorf("migration interrupted: %w", runErr)
 		}
 	}
+	res := &Result{Tables: results}
+	if runErr == nil && opts.Follow != nil {
+		res.Passes, runErr = m.follow(runCtx, plan, results)
+	}
 	if cerr := m.cp.Close(); cerr != nil && runErr == nil {
 		runErr = cerr
 	}
-	res := &Result{Tables: results, Elapsed: time.Since(started)}
+	res.Elapsed = time.Since(started)
 	for _, t := range results {
-		res.Entities += t.Entities
+		res.Entities += t.Entities + t.Followed
 	}
 	return res, runErr
 }
@@ -279,6 +321,7 @@ func planTables(ctx context.Context, src Source, selected []string, rename map[s
 // migration is one Migrate call's shared state.
 type migration struct {
 	opts    Options
+	started time.Time // when this run began
 	cp      *checkpointFile
 	scans   chan struct{} // Parallel slots
 	writers chan struct{} // Writers slots
@@ -325,7 +368,7 @@ func (m *migration) claim(p tablePlan) error {
 	m.cp.update(func(cp *Checkpoint) {
 		t := cp.table(p.source)
 		if t == nil {
-			cp.Tables = append(cp.Tables, &TableState{Source: p.source, Dest: p.dest, Total: -1})
+			cp.Tables = append(cp.Tables, &TableState{Source: p.source, Dest: p.dest, Total: -1, Started: m.started})
 			return
 		}
 		if !strings.EqualFold(t.Dest, p.dest) {

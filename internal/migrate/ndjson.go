@@ -307,6 +307,9 @@ func (s *FileSource) ReadPage(ctx context.Context, table string, req PageRequest
 	if !req.Range.Whole() {
 		return Page{}, errors.New("file source: PartitionKey ranges are not supported")
 	}
+	if !req.Since.IsZero() {
+		return Page{}, errors.New("file source: an export file is a snapshot and cannot be followed")
+	}
 	path, ok := s.files[strings.ToLower(table)]
 	if !ok {
 		return Page{}, fmt.Errorf("no file holds table %s: %w", table, store.ErrTableNotFound)

@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/tablebridge/tablebridge/shared/model"
 )
@@ -38,6 +39,10 @@ type PageRequest struct {
 	// KeysOnly asks for PartitionKey and RowKey alone ($select), for the
 	// discovery pass. A source may return more.
 	KeysOnly bool
+	// Since, when not zero, asks only for entities whose Timestamp is at or
+	// after it ($filter Timestamp ge), for the passes of a follow (see
+	// follow.go). Sources that keep no Timestamps (files) refuse it.
+	Since time.Time
 }
 
 // Page is one page of entities.
@@ -86,6 +91,15 @@ func (r Range) Filter() string {
 		parts = append(parts, "PartitionKey lt "+quoteLiteral(r.Upper))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// sinceFilter is the OData $filter for PageRequest.Since: Timestamp ge a
+// datetime literal ("Querying tables and entities": datetime'yyyy-mm-
+// ddThh:mm:ssZ'). The instant is rounded down to the second, which only
+// widens the query, so every service parses it, whatever fraction digits it
+// takes.
+func sinceFilter(since time.Time) string {
+	return "Timestamp ge datetime'" + since.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05Z") + "'"
 }
 
 // KeyRange is the range as a store query hint.

@@ -22,6 +22,9 @@ type Dest interface {
 	// Timestamps. It may split the entities into several transactions of
 	// its size; a nil error means all of them are stored.
 	Upsert(ctx context.Context, table string, entities []*model.Entity) error
+	// Delete deletes one entity whatever its version; one that is already
+	// gone is fine. A follow uses it for entities deleted from the source.
+	Delete(ctx context.Context, table, partitionKey, rowKey string) error
 	// Describe names the destination for logs and the checkpoint, without
 	// credentials.
 	Describe() string
@@ -106,6 +109,11 @@ func (s *StoreIO) ReadPage(ctx context.Context, table string, req PageRequest) (
 		return Page{}, fmt.Errorf("query %s: %w", table, err)
 	}
 	out := Page{Entities: page.Entities}
+	if !req.Since.IsZero() {
+		// After the page, not in Match: the cursor then still moves past
+		// what a page skipped.
+		out.Entities = sinceOnly(out.Entities, req.Since)
+	}
 	if page.Next != nil {
 		out.Next = &Continuation{NextPartitionKey: page.Next.PartitionKey, NextRowKey: page.Next.RowKey}
 	}
@@ -120,6 +128,19 @@ func (s *StoreIO) EnsureTable(ctx context.Context, table string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("create table %s: %w", table, err)
+	}
+	return nil
+}
+
+// Delete deletes one entity through the service with If-Match: *; one that
+// is already gone is fine.
+func (s *StoreIO) Delete(ctx context.Context, table, partitionKey, rowKey string) error {
+	err := s.svc.DeleteEntity(ctx, s.scope, table, partitionKey, rowKey, "*")
+	if ae, ok := apierr.As(err); ok && ae.Code == apierr.ResourceNotFound {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("delete from %s: %w", table, err)
 	}
 	return nil
 }
