@@ -130,13 +130,16 @@ func WithBearerTokens(roles *oauth.Config) Option {
 }
 
 // WithTokenVerifier accepts bearer tokens checked by tv, for instance
-// shared/oauth's verified mode against a test issuer. It implies WithTLS.
+// shared/oauth's verified mode against a test issuer. Unlike
+// WithBearerTokens it leaves the scheme alone: the Azure SDKs send tokens
+// only over HTTPS (add WithTLS), and over HTTP the server refuses them as
+// Azure does, which a test may want to see.
 func WithTokenVerifier(tv auth.TokenVerifier) Option {
 	return func(c *config) error {
 		if tv == nil {
 			return errors.New("tablebridgetest: WithTokenVerifier(nil)")
 		}
-		c.tokens, c.basicTokens, c.tls = tv, false, true
+		c.tokens, c.basicTokens = tv, false
 		return nil
 	}
 }
@@ -344,6 +347,10 @@ func (s *Server) ClientOptions() *aztables.ClientOptions {
 	return &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
 		Retry: policy.RetryOptions{MaxRetries: -1}, Transport: s.http.Client()}}
 }
+
+// Handler is the server's http.Handler, to serve the same service and
+// store behind another listener or router.
+func (s *Server) Handler() http.Handler { return s.http.Config.Handler }
 
 // HTTPClient is an *http.Client for raw requests to the server; it trusts
 // the server's certificate under WithTLS.
