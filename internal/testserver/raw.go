@@ -92,7 +92,7 @@ func (s *Server) NewRequest(t testing.TB, ctx context.Context, r Request) *http.
 	}
 	date := r.Date
 	if date.IsZero() {
-		date = s.now()
+		date = s.Now()
 	}
 	req.Header.Set("x-ms-date", date.UTC().Format(http.TimeFormat))
 	for k, vs := range r.Header {
@@ -131,7 +131,7 @@ func (s *Server) Do(t testing.TB, r Request) *Response {
 // test altered after signing) and reads the whole response.
 func (s *Server) Send(t testing.TB, req *http.Request) *Response {
 	t.Helper()
-	resp, err := s.http.Client().Do(req)
+	resp, err := s.HTTPClient().Do(req)
 	if err != nil {
 		t.Fatalf("testserver: %s %s: %v", req.Method, req.URL, err)
 	}

@@ -1,11 +1,8 @@
 package testserver
 
 import (
-	"encoding/base64"
 	"fmt"
 	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,22 +12,16 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
-	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
-	"github.com/tablebridge/tablebridge/shared/store/boltstore"
-	"github.com/tablebridge/tablebridge/shared/tables"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
-// Server is the real handler over a store, listening on 127.0.0.1.
+// Server is the real handler over a store, listening on 127.0.0.1: a
+// tablebridgetest.Server (its URL, Store, AccountURL, ConnectionString,
+// HTTPClient, ...) with the suite's helpers, which take the test for their
+// failures.
 type Server struct {
-	// URL is the server root, "http://127.0.0.1:PORT", without an account.
-	URL string
-	// Store is the store the handler serves.
-	Store store.Store
-
-	accounts []auth.Account
-	now      func() time.Time
-	http     *httptest.Server
+	*tablebridgetest.Server
 }
 
 // Option configures New.
@@ -119,86 +110,54 @@ func WithNow(now func() time.Time) Option {
 	}
 }
 
-// New starts a server for the duration of the test. Any setup failure
-// fails the test at once.
+// New starts a server for the duration of the test, through
+// tablebridgetest.NewServer: the suite's default store is a bbolt file in
+// t.TempDir() (the durable store the local server runs), where
+// tablebridgetest's is memory. Any setup failure fails the test at once.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	cfg := config{now: time.Now}
+	var cfg config
 	for _, opt := range opts {
 		if err := opt(&cfg); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if cfg.store == nil {
-		st, err := boltstore.Open(filepath.Join(t.TempDir(), "tablebridge.db"))
-		if err != nil {
-			t.Fatalf("testserver: open boltstore: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := st.Close(); err != nil {
-				t.Errorf("testserver: close boltstore: %v", err)
-			}
-		})
-		cfg.store = st
+	topts := []tablebridgetest.Option{tablebridgetest.WithBoltStore(t.TempDir())}
+	if cfg.store != nil {
+		topts = append(topts, tablebridgetest.WithStore(cfg.store))
 	}
-	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if len(cfg.accounts) > 0 {
+		topts = append(topts, tablebridgetest.WithAccounts(cfg.accounts...))
 	}
-	accounts := append([]auth.Account{auth.DevStoreAccount()}, cfg.accounts...)
-
-	// The same wiring as tablebridge serve and the Lambda functions.
-	svc, err := tables.New(cfg.store, tables.Options{Now: cfg.now})
-	if err != nil {
-		t.Fatalf("testserver: tables.New: %v", err)
+	if cfg.now != nil {
+		topts = append(topts, tablebridgetest.WithNow(cfg.now))
 	}
-	h, err := httpapi.NewHandler(svc, accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
-		Tokens: cfg.tokens, LogRequests: cfg.logRequests})
-	if err != nil {
-		t.Fatalf("testserver: httpapi.NewHandler: %v", err)
+	if cfg.logger != nil {
+		topts = append(topts, tablebridgetest.WithLogger(cfg.logger))
 	}
-	// httptest.NewServer listens on 127.0.0.1 only. Close is registered
-	// after the store's Close, so it runs first: no request is in flight
-	// when the store closes.
-	var hs *httptest.Server
 	if cfg.tls {
-		hs = httptest.NewTLSServer(h)
-	} else {
-		hs = httptest.NewServer(h)
+		topts = append(topts, tablebridgetest.WithTLS())
 	}
-	t.Cleanup(hs.Close)
-	return &Server{URL: hs.URL, Store: cfg.store, accounts: accounts, now: cfg.now, http: hs}
-}
-
-// testWriter routes the handler's log lines into the test log, so an
-// internal error shows up next to the failing assertion.
-type testWriter struct{ t testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
+	if cfg.tokens != nil {
+		topts = append(topts, tablebridgetest.WithTokenVerifier(cfg.tokens))
+	}
+	if cfg.logRequests {
+		topts = append(topts, tablebridgetest.WithLogRequests())
+	}
+	return &Server{Server: tablebridgetest.NewServer(t, topts...)}
 }
 
 // Account returns a configured account by name; the test fails when the
 // server does not have it.
 func (s *Server) Account(t testing.TB, name string) auth.Account {
 	t.Helper()
-	for _, a := range s.accounts {
+	for _, a := range s.Accounts() {
 		if a.Name == name {
 			return a
 		}
 	}
 	t.Fatalf("testserver: no account %q", name)
 	return auth.Account{}
-}
-
-// AccountURL is the path-style endpoint of an account, as the emulator
-// spells it: http://127.0.0.1:PORT/<account>.
-func (s *Server) AccountURL(account string) string { return s.URL + "/" + account }
-
-// ConnectionString is the path-style connection string of devstoreaccount1.
-func (s *Server) ConnectionString() string {
-	cs, _ := s.connectionString(auth.DevStoreAccountName, 0)
-	return cs
 }
 
 // AccountConnectionString is the connection string of any configured
@@ -213,18 +172,7 @@ func (s *Server) AccountConnectionString(t testing.TB, account string, keyIndex 
 }
 
 func (s *Server) connectionString(account string, keyIndex int) (string, error) {
-	for _, a := range s.accounts {
-		if a.Name != account {
-			continue
-		}
-		if keyIndex < 0 || keyIndex >= len(a.Keys) {
-			return "", fmt.Errorf("testserver: account %q has no key %d", account, keyIndex)
-		}
-		scheme, _, _ := strings.Cut(s.URL, ":")
-		return fmt.Sprintf("DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
-			scheme, a.Name, base64.StdEncoding.EncodeToString(a.Keys[keyIndex]), s.AccountURL(a.Name)), nil
-	}
-	return "", fmt.Errorf("testserver: no account %q", account)
+	return s.Server.AccountConnectionString(account, keyIndex)
 }
 
 // ServiceClient is an aztables client of devstoreaccount1 built from
@@ -241,7 +189,7 @@ func (s *Server) ServiceClient(t testing.TB) *aztables.ServiceClient {
 // own transport (which trusts its certificate when it runs WithTLS).
 func (s *Server) Client(t testing.TB, connectionString string) *aztables.ServiceClient {
 	t.Helper()
-	c, err := aztables.NewServiceClientFromConnectionString(connectionString, s.clientOptions())
+	c, err := aztables.NewServiceClientFromConnectionString(connectionString, s.ClientOptions())
 	if err != nil {
 		t.Fatalf("testserver: aztables.NewServiceClientFromConnectionString: %v", err)
 	}
@@ -262,17 +210,11 @@ func (s *Server) secondaryConnectionString(t testing.TB, account string) string 
 // token.
 func (s *Server) TokenServiceClient(t testing.TB, account string, cred azcore.TokenCredential) *aztables.ServiceClient {
 	t.Helper()
-	c, err := aztables.NewServiceClient(s.AccountURL(account), cred, s.clientOptions())
+	c, err := aztables.NewServiceClient(s.AccountURL(account), cred, s.ClientOptions())
 	if err != nil {
 		t.Fatalf("testserver: aztables.NewServiceClient: %v", err)
 	}
 	return c
-}
-
-// clientOptions turn retries off and trust the server's certificate.
-func (s *Server) clientOptions() *aztables.ClientOptions {
-	return &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
-		Retry: policy.RetryOptions{MaxRetries: -1}, Transport: s.http.Client()}}
 }
 
 // NewServiceClient builds an aztables client from any connection string,

@@ -140,7 +140,7 @@ func suiteAccountSAS(t *testing.T, newServer func(t *testing.T) *Server) {
 		// GetAccountSASURL always signs spr=https. The same handler behind
 		// a TLS listener (same store) accepts it; plain HTTP must refuse it
 		// with AuthorizationProtocolMismatch.
-		tlsSrv := httptest.NewTLSServer(srv.http.Config.Handler)
+		tlsSrv := httptest.NewTLSServer(srv.Handler())
 		t.Cleanup(tlsSrv.Close)
 		cred, err := aztables.NewSharedKeyCredential(auth.DevStoreAccountName, auth.DevStoreAccountKey)
 		if err != nil {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
@@ -24,9 +25,9 @@ func (e *Entity) Clone() *Entity {
 	c := *e
 	c.Properties = make(map[string]edm.Value, len(e.Properties))
 	for k, v := range e.Properties {
-		if v.Bin != nil {
-			v.Bin = append([]byte(nil), v.Bin...)
-		}
+		// bytes.Clone keeps an empty value empty rather than nil: an
+		// empty Edm.Binary is a present property, not a null one.
+		v.Bin = bytes.Clone(v.Bin)
 		c.Properties[k] = v
 	}
 	return &c

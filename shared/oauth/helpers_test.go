@@ -18,6 +18,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
+	"github.com/tablebridge/tablebridge/shared/store/memstore"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
@@ -31,6 +32,14 @@ const devAccount = "devstoreaccount1"
 // options that select the store.
 func forEachStore(t *testing.T, fn func(t *testing.T, storeOpts []testserver.Option)) {
 	t.Run("bolt", func(t *testing.T) { fn(t, nil) })
+	t.Run("memory", func(t *testing.T) {
+		st, err := memstore.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		fn(t, []testserver.Option{testserver.WithStore(st)})
+	})
 	t.Run("dynamodb", func(t *testing.T) {
 		if testing.Short() {
 			t.Skip("DynamoDB Local skipped in -short mode")

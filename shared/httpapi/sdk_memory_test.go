@@ -1,0 +1,31 @@
+package httpapi_test
+
+import (
+	"testing"
+
+	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/shared/store/memstore"
+)
+
+// memoryServer serves a fresh in-memory store, the store of serve -store
+// memory and tablebridgetest's default.
+func memoryServer(t *testing.T) *testserver.Server {
+	st, err := memstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return testserver.New(t, testserver.WithStore(st))
+}
+
+// TestSDKMemory runs the aztables conformance suite over the in-memory
+// store.
+func TestSDKMemory(t *testing.T) {
+	testserver.RunSDKSuite(t, memoryServer)
+}
+
+// TestProtocolMemory runs the protocol conformance suite over the
+// in-memory store.
+func TestProtocolMemory(t *testing.T) {
+	testserver.RunProtocolSuite(t, memoryServer)
+}
