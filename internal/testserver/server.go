@@ -37,13 +37,14 @@ type Server struct {
 type Option func(*config) error
 
 type config struct {
-	store       store.Store
-	accounts    []auth.Account
-	now         func() time.Time
-	logger      *slog.Logger
-	tls         bool
-	tokens      auth.TokenVerifier
-	logRequests bool
+	store        store.Store
+	accounts     []auth.Account
+	now          func() time.Time
+	logger       *slog.Logger
+	tls          bool
+	tokens       auth.TokenVerifier
+	logRequests  bool
+	answerBudget int
 }
 
 // WithLogger sends the handler's log to l instead of the test log (warnings
@@ -119,6 +120,15 @@ func WithNow(now func() time.Time) Option {
 	}
 }
 
+// WithAnswerBudget sets the handler's httpapi.Options.AnswerBudget, so a
+// test can make query answers end early with few entities.
+func WithAnswerBudget(n int) Option {
+	return func(c *config) error {
+		c.answerBudget = n
+		return nil
+	}
+}
+
 // New starts a server for the duration of the test. Any setup failure
 // fails the test at once.
 func New(t testing.TB, opts ...Option) *Server {
@@ -152,7 +162,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		t.Fatalf("testserver: tables.New: %v", err)
 	}
 	h, err := httpapi.NewHandler(svc, accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
-		Tokens: cfg.tokens, LogRequests: cfg.logRequests})
+		Tokens: cfg.tokens, LogRequests: cfg.logRequests, AnswerBudget: cfg.answerBudget})
 	if err != nil {
 		t.Fatalf("testserver: httpapi.NewHandler: %v", err)
 	}
