@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -84,6 +85,8 @@ func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	if err != nil {
 		return json.Marshal(h.refuseV1(ctx, "", err))
 	}
+	ctx, cancel := context.WithDeadline(ctx, requestDeadline(ctx, time.Now(), ev.receivedAt()))
+	defer cancel()
 	if ev.v2 != nil {
 		return json.Marshal(h.serveV2(ctx, *ev.v2))
 	}
