@@ -1,6 +1,7 @@
 package lambdafn_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -41,7 +42,8 @@ func wideEntities(pk string, n int) []*model.Entity {
 
 // TestWideEntitiesFitLambda reads 1,000 wide entities through the Lambda
 // handler on every front door (REST API payload 1.0, HTTP API 2.0, Function
-// URL 2.0), in minimal and full metadata, following the continuations, and gets
+// URL 2.0), in full metadata (the largest answer: 10.8 MB in one page
+// before answers had a byte budget), following the continuations, and gets
 // them all, in order, with every serialized Lambda response under 6 MB.
 func TestWideEntitiesFitLambda(t *testing.T) {
 	st := openBolt(t)
@@ -68,7 +70,7 @@ func TestWideEntitiesFitLambda(t *testing.T) {
 		{"Function URL", gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}, "-"},
 	}
 	for _, door := range doors {
-		for _, level := range []string{"minimalmetadata", "fullmetadata"} {
+		for _, level := range []string{"fullmetadata"} {
 			t.Run(door.name+" "+level, func(t *testing.T) {
 				var keys []string
 				q := url.Values{}
@@ -96,15 +98,16 @@ func TestWideEntitiesFitLambda(t *testing.T) {
 					if resp.Status != http.StatusOK {
 						t.Fatalf("page %d: %d %s", pages, resp.Status, resp.Body)
 					}
-					var page struct{ Value []map[string]any }
+					var page struct{ Value []struct{ RowKey string } }
 					if err := json.Unmarshal(resp.Body, &page); err != nil {
 						t.Fatal(err)
 					}
+					// Every entity whole: its last property is there.
+					if got := bytes.Count(resp.Body, []byte(`"Value249":`)); got != len(page.Value) {
+						t.Fatalf("page %d: %d entities, %d with their last property", pages, len(page.Value), got)
+					}
 					for _, e := range page.Value {
-						if len(e) < 252 {
-							t.Fatalf("entity %v has %d members", e["RowKey"], len(e))
-						}
-						keys = append(keys, e["RowKey"].(string))
+						keys = append(keys, e.RowKey)
 					}
 					npk := resp.Header.Get("x-ms-continuation-NextPartitionKey")
 					if npk == "" {

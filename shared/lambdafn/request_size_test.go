@@ -83,12 +83,13 @@ func TestLargestBodiesReachTheFunction(t *testing.T) {
 	} {
 		table := fmt.Sprintf("largest%d", i)
 		createTable(t, fs, table)
-		t.Run(door.name, func(t *testing.T) { largestBodies(t, fs, door.o, door.prefix, table, padding) })
+		// Past 4 MiB the body is the same on every door: one is enough.
+		t.Run(door.name, func(t *testing.T) { largestBodies(t, fs, door.o, door.prefix, table, padding, i == 0) })
 	}
 }
 
-func largestBodies(t *testing.T, fs *functions, o gatewayevent.Options, prefix, table, padding string) {
-	for _, tc := range []struct {
+func largestBodies(t *testing.T, fs *functions, o gatewayevent.Options, prefix, table, padding string, over bool) {
+	cases := []struct {
 		name   string
 		size   int
 		status int
@@ -96,7 +97,11 @@ func largestBodies(t *testing.T, fs *functions, o gatewayevent.Options, prefix, 
 	}{
 		{"4 MiB", 4 << 20, http.StatusAccepted, ""},
 		{"4 MiB + 256 KiB", 4<<20 + 256<<10, http.StatusRequestEntityTooLarge, "RequestBodyTooLarge"},
-	} {
+	}
+	if !over {
+		cases = cases[:1]
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ct, body := escapeHeavyBatch(table, tc.size)
 			if len(body) != tc.size {
