@@ -73,6 +73,8 @@ type config struct {
 	tokens      auth.TokenVerifier
 	basicTokens bool
 	logRequests bool
+	// answerBudget is httpapi.Options.AnswerBudget; 0 keeps its default.
+	answerBudget int
 }
 
 // WithAccount adds an account besides devstoreaccount1, with its base64
@@ -191,6 +193,16 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithAnswerBudget bounds the bytes of one query answer, as `serve
+// -answer-bytes` does: a page that would pass it ends early with a
+// continuation.
+func WithAnswerBudget(n int) Option {
+	return func(c *config) error {
+		c.answerBudget = n
+		return nil
+	}
+}
+
 // WithLogRequests logs one line per request, as `serve -log-requests`.
 func WithLogRequests() Option {
 	return func(c *config) error {
@@ -257,7 +269,7 @@ func Start(opts ...Option) (*Server, error) {
 	if err == nil {
 		var h http.Handler
 		h, err = httpapi.NewHandler(svc, s.accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
-			Tokens: cfg.tokens, LogRequests: cfg.logRequests})
+			Tokens: cfg.tokens, LogRequests: cfg.logRequests, AnswerBudget: cfg.answerBudget})
 		if err == nil {
 			// httptest listens on 127.0.0.1 only.
 			if cfg.tls {

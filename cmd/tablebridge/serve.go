@@ -178,7 +178,8 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 }
 
 func newHandler(st store.Store, cfg serveConfig, tokens auth.TokenVerifier) (http.Handler, error) {
-	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits(), Tokens: tokens}
+	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits(), Tokens: tokens,
+		AnswerBudget: cfg.limits.answerBudget}
 	if cfg.logRequests {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}

@@ -19,6 +19,9 @@ type serveLimits struct {
 	// maxAnswerBytes bounds the answers being written (see
 	// httpapi.Limits.MaxAnswerBytes).
 	maxAnswerBytes int64
+	// answerBudget bounds one query answer's body: a page ends early, with
+	// a continuation, before it grows past it (httpapi.Options.AnswerBudget).
+	answerBudget int
 	// memoryLimit is the Go runtime's soft memory limit in bytes; 0 leaves
 	// the runtime's default (or GOMEMLIMIT).
 	memoryLimit int64
@@ -40,6 +43,7 @@ func (l *serveLimits) register(fs *flag.FlagSet) {
 	fs.IntVar(&l.maxRequests, "max-requests", defaultMaxRequests, "requests in flight at most; more are answered 503 ServerBusy (0: no bound)")
 	fs.Int64Var(&l.maxBodyBytes, "max-body-bytes", defaultMaxBodyBytes, "request body bytes in flight at most; more are answered 503 ServerBusy (0: no bound)")
 	fs.Int64Var(&l.maxAnswerBytes, "max-answer-bytes", defaultMaxAnswerBytes, "answer bytes being written at most; an answer past it is replaced by 503 ServerBusy (0: no bound)")
+	fs.IntVar(&l.answerBudget, "answer-bytes", httpapi.DefaultAnswerBudget, "largest query answer body; a page ends early with a continuation before it grows past it")
 	fs.Int64Var(&l.memoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the Go heap in bytes, unless GOMEMLIMIT is set (0: none)")
 }
 

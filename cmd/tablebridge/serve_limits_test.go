@@ -324,7 +324,9 @@ func stallQuery(t *testing.T, s *limitedServer) (*http.Response, *net.TCPConn) {
 // page of 1000 entities and never reads it loses its connection after the
 // write timeout, and its share of the in-flight bound comes back.
 func TestServeDropsStalledReaders(t *testing.T) {
-	s := startLimitedServe(t, serveLimits{maxRequests: 1, writeTimeout: 300 * time.Millisecond})
+	// An answer budget past the 12 MiB page, which the default 4 MiB would
+	// cut into pages the kernel's loopback buffers might hold whole.
+	s := startLimitedServe(t, serveLimits{maxRequests: 1, writeTimeout: 300 * time.Millisecond, answerBudget: 64 << 20})
 	// Control characters go out as \u0001: 2 MiB stored, a 12 MiB answer,
 	// more than loopback buffers hold.
 	fillPartition(t, s, 1000, 2<<10)
@@ -387,7 +389,7 @@ func TestServeBoundsAnswerBytes(t *testing.T) {
 	// The stalled answer must still be held when the next query comes, on a
 	// loaded machine too: the write timeout that drops it is generous, and
 	// the test waits for it rather than assuming how long it takes.
-	s := startLimitedServe(t, serveLimits{maxAnswerBytes: 16 << 20, writeTimeout: 5 * time.Second})
+	s := startLimitedServe(t, serveLimits{maxAnswerBytes: 16 << 20, writeTimeout: 5 * time.Second, answerBudget: 64 << 20})
 	fillPartition(t, s, 1000, 2<<10) // 12 MiB answers
 	stalled, _ := stallQuery(t, s)
 	if stalled.ContentLength < 10<<20 {

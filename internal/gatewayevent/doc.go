@@ -12,11 +12,13 @@
 //   - REST API (apigw-request.json, payload 1.0): path below the stage,
 //     percent-encoded; requestContext.path the full path; decoded
 //     multi-value query parameters; multiValueHeaders with every value.
-//     BinaryMediaTypes */* makes every body base64.
+//     BinaryMediaTypes */* makes every body base64 (see template.yaml for
+//     why: 4/3 whatever the content, where text would be JSON-escaped).
 //   - HTTP API (apigw-v2-request-*.json, payload 2.0): rawPath decoded, with
 //     a named stage in front (not $default); headers lower-case, repeated
 //     ones joined with commas; cookies apart; rawQueryString as sent;
-//     text bodies as text, others base64. Behind a custom domain rawPath
+//     text bodies (text/*, JSON, XML) as text, others base64, so a $batch
+//     (multipart/mixed) arrives base64 as on the REST API. Behind a custom domain rawPath
 //     leaves the base path out (Options.RawPathKeepsBasePath tries the
 //     other reading).
 //   - Function URL (lambda-urls-request.json, payload 2.0): rawPath as sent

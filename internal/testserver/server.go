@@ -28,13 +28,14 @@ type Server struct {
 type Option func(*config) error
 
 type config struct {
-	store       store.Store
-	accounts    []auth.Account
-	now         func() time.Time
-	logger      *slog.Logger
-	tls         bool
-	tokens      auth.TokenVerifier
-	logRequests bool
+	store        store.Store
+	accounts     []auth.Account
+	now          func() time.Time
+	logger       *slog.Logger
+	tls          bool
+	tokens       auth.TokenVerifier
+	logRequests  bool
+	answerBudget int
 }
 
 // WithLogger sends the handler's log to l instead of the test log (warnings
@@ -110,6 +111,15 @@ func WithNow(now func() time.Time) Option {
 	}
 }
 
+// WithAnswerBudget sets the handler's httpapi.Options.AnswerBudget, so a
+// test can make query answers end early with few entities.
+func WithAnswerBudget(n int) Option {
+	return func(c *config) error {
+		c.answerBudget = n
+		return nil
+	}
+}
+
 // New starts a server for the duration of the test, through
 // tablebridgetest.NewServer: the suite's default store is a bbolt file in
 // t.TempDir() (the durable store the local server runs), where
@@ -143,6 +153,9 @@ func New(t testing.TB, opts ...Option) *Server {
 	}
 	if cfg.logRequests {
 		topts = append(topts, tablebridgetest.WithLogRequests())
+	}
+	if cfg.answerBudget != 0 {
+		topts = append(topts, tablebridgetest.WithAnswerBudget(cfg.answerBudget))
 	}
 	return &Server{Server: tablebridgetest.NewServer(t, topts...)}
 }

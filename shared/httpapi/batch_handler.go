@@ -118,6 +118,26 @@ func (h *Handler) batch(c *call) (*response, error) {
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InternalError, err)
 	}
+	if h.opts.AnswerCost(body) > h.opts.AnswerBudget {
+		// The inserted entities do not fit the answer (up to 100 entities of
+		// a 4 MiB batch, larger as JSON and larger again in a Lambda
+		// response). The changeset is applied and cannot be cut, so each
+		// insert answers 204 with its ETag and Location instead, as for
+		// "Prefer: return-no-content": Prefer is a preference a server may
+		// decline (RFC 7240 section 2), and Preference-Applied tells the
+		// client which one it got.
+		for i := range parts {
+			if parts[i].Status == http.StatusCreated {
+				part := batch.InsertedNoContent(parts[i].Location, parts[i].ETag)
+				part.ContentID = parts[i].ContentID
+				parts[i] = part
+			}
+		}
+		if body, err = batch.AppendResponse(body[:0], b, parts); err != nil {
+			putBatchBuffer(body)
+			return nil, apierr.Wrap(apierr.InternalError, err)
+		}
+	}
 	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body, recycleBody: true}, nil
 }
 

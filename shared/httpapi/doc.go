@@ -8,6 +8,11 @@
 // (writeError) writes errors, and only internal errors are logged as errors;
 // a request whose client went away is logged at info level.
 //
+// Query answers are bounded in bytes (Options.AnswerBudget, counted by
+// Options.AnswerCost): a page whose answer would grow past the budget ends
+// early with a continuation naming the last entity or table sent, so the
+// next page starts at the first one not sent (answer_budget.go).
+//
 // The same http.Handler serves the local server (cmd/tablebridge serve) and
 // every Lambda function (through package lambdafn).
 package httpapi

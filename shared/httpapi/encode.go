@@ -133,8 +133,10 @@ func (enc *entityEncoder) appendTimestamp(b []byte, e *model.Entity) []byte {
 	return edm.AppendProperty(b, "Timestamp", edm.Value{Type: edm.DateTime, Time: e.Timestamp}, level)
 }
 
-// appendEntityList writes {"odata.metadata":..., "value":[...]}.
-func (enc *entityEncoder) appendEntityList(b []byte, es []*model.Entity) []byte {
+// appendEntityList writes {"odata.metadata":..., "value":[...]} with as many
+// of es as fit budget, and returns how many it wrote.
+func (enc *entityEncoder) appendEntityList(b []byte, es []*model.Entity, budget *answerBudget) ([]byte, int) {
+	start := len(b)
 	b = append(b, '{')
 	if enc.level != edm.NoMetadata {
 		b = append(b, `"odata.metadata":`...)
@@ -142,13 +144,19 @@ func (enc *entityEncoder) appendEntityList(b []byte, es []*model.Entity) []byte 
 		b = append(b, ',')
 	}
 	b = append(b, `"value":[`...)
+	budget.take(b[start:])
+	budget.take([]byte("]}"))
 	for i, e := range es {
+		mark := len(b)
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = enc.appendEntity(b, e, false)
+		if !budget.take(b[mark:]) && i > 0 {
+			return append(b[:mark], "]}"...), i
+		}
 	}
-	return append(b, "]}"...)
+	return append(b, "]}"...), len(es)
 }
 
 // appendTable writes one table object of a Create Table or Query Tables

@@ -41,6 +41,16 @@ type Options struct {
 	BatchBoundary func() string
 	// Limits bound bodies, answers and requests in flight (see Limits).
 	Limits Limits
+	// AnswerBudget bounds the body of a query answer (Query Entities, Query
+	// Tables, a batch's lone query) as AnswerCost counts it: a page that
+	// would grow past it ends early with a continuation (answer_budget.go).
+	// DefaultAnswerBudget when 0.
+	AnswerBudget int
+	// AnswerCost is what a piece of answer body costs on the way to the
+	// client; its length when nil. Behind Lambda the body travels as a JSON
+	// string inside the proxy response, where escaping makes it larger
+	// (lambdafn sets the cost of its envelope).
+	AnswerCost func([]byte) int
 }
 
 // Handler serves the Table REST API.
@@ -69,6 +79,12 @@ func New(svc *tables.Service, verifier *auth.Verifier, opts Options) (*Handler, 
 		opts.Timeout = 30 * time.Second
 	}
 	opts.Limits.setDefaults()
+	if opts.AnswerBudget <= 0 {
+		opts.AnswerBudget = DefaultAnswerBudget
+	}
+	if opts.AnswerCost == nil {
+		opts.AnswerCost = bodyLen
+	}
 	if opts.BatchBoundary == nil {
 		opts.BatchBoundary = opts.NewRequestID
 	}

@@ -122,11 +122,20 @@ func (h *Handler) queryTables(c *call) (*response, error) {
 		b = append(b, ',')
 	}
 	b = append(b, `"value":[`...)
+	budget := h.answerBudget()
+	budget.take(b)
+	budget.take([]byte("]}"))
 	for i, t := range page.Tables {
+		mark := len(b)
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendTable(b, level, c.baseURL, c.account, t.Name, false)
+		if !budget.take(b[mark:]) && i > 0 {
+			// Resume after the last table sent (TableQuery.After).
+			b, page.Next = b[:mark], page.Tables[i-1].Name
+			break
+		}
 	}
 	b = append(b, "]}"...)
 	resp := &response{status: http.StatusOK, contentType: jsonContentType(level), body: b}

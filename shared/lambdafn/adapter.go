@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -38,12 +39,18 @@ type Handler struct {
 // NewHandler builds fn's handler over st for accounts. opts configure the
 // REST API handler; TrustForwardedHeaders is always on, because API Gateway
 // terminates TLS and NewRequest sets X-Forwarded-Proto and X-Forwarded-For
-// from what API Gateway saw.
+// from what API Gateway saw. Query answers are counted as they travel in the
+// proxy response (envelopeCost) against answerBudget unless opts set a
+// smaller budget, so no answer exceeds Lambda's response limit.
 func NewHandler(fn Function, st store.Store, accounts []auth.Account, opts httpapi.Options) (*Handler, error) {
 	if st == nil {
 		return nil, fmt.Errorf("lambdafn: %s: nil store", fn.Name)
 	}
 	opts.TrustForwardedHeaders = true
+	opts.AnswerCost = envelopeCost
+	if opts.AnswerBudget <= 0 || opts.AnswerBudget > answerBudget {
+		opts.AnswerBudget = answerBudget
+	}
 	svc, err := tables.New(newGuardStore(st, fn), tables.Options{Now: opts.Now})
 	if err != nil {
 		return nil, fmt.Errorf("lambdafn: %s: %w", fn.Name, err)
@@ -78,6 +85,8 @@ func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	if err != nil {
 		return json.Marshal(h.refuseV1(ctx, "", err))
 	}
+	ctx, cancel := context.WithDeadline(ctx, requestDeadline(ctx, time.Now(), ev.receivedAt()))
+	defer cancel()
 	if ev.v2 != nil {
 		return json.Marshal(h.serveV2(ctx, *ev.v2))
 	}

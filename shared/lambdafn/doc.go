@@ -47,6 +47,15 @@
 // function exactly the DynamoDB actions of those store methods
 // (Function.DynamoDBActions); a test in functions/ compares the two.
 //
+// # Limits of the platform
+//
+// Each request works under a deadline a second before the first of API
+// Gateway's 29 s, counted from the event's receipt time, and the
+// invocation's own deadline (deadline.go), so a slow step ends in an Azure
+// answer rather than the gateway's 504. Query answers are counted as their
+// body stands, JSON-escaped, in the proxy response, against 5 MiB of
+// Lambda's 6,291,556-byte response limit (envelope.go).
+//
 // # Init
 //
 // Configuration, the DynamoDB client, the store (which checks the catalog

@@ -55,7 +55,7 @@ func (ks *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, erro
 	if held || err == nil {
 		return payload, err
 	}
-	if err := ks.fetch(ctx); err != nil {
+	if err := ks.fetchWithin(ctx); err != nil {
 		return nil, err
 	}
 	payload, _, err = ks.verifyHeld(jws, kid)
@@ -81,6 +81,22 @@ func (ks *keySet) verifyHeld(jws *jose.JSONWebSignature, kid string) (payload []
 		return nil, true, errors.New("oauth: the signature does not verify with the issuer's key")
 	}
 	return nil, false, errUnknownKey
+}
+
+// fetchWithin runs fetch but waits for it no longer than ctx allows: the
+// download has its own 10 s bound and goes on without the request (its
+// keys serve the requests after), while the request still answers within
+// its deadline (on Lambda, before API Gateway's 29 s; see lambdafn's
+// requestDeadline).
+func (ks *keySet) fetchWithin(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- ks.fetch(context.WithoutCancel(ctx)) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // fetch gets the key set again unless one was fetched within the refresh

@@ -1,7 +1,13 @@
 package oauth
 
 import (
+	"context"
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,4 +92,63 @@ func TestKeySetFetches(t *testing.T) {
 	clock = clock.Add(rediscoverAfter)
 	verifies(next, true)
 	verifies(rotated, true)
+}
+
+// TestKeySetFetchHonoursTheDeadline: a request whose deadline passes while
+// the issuer's keys are being downloaded returns then, with the context's
+// error, instead of waiting out the download's own 10 s; the download goes
+// on and its keys serve the next request without another fetch.
+func TestKeySetFetchHonoursTheDeadline(t *testing.T) {
+	key := testissuer.NewKey(t, jose.RS256)
+	iss := testissuer.New(t, key)
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
+	var fetches atomic.Int64
+	arrived := make(chan struct{}, 1)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		arrived <- struct{}{}
+		<-release
+		resp, err := http.Get(iss.URL + "/keys")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(slow.Close)
+	ks := &keySet{url: slow.URL, client: &http.Client{}, refresh: time.Minute, now: time.Now}
+	token := iss.Token(t, key, testissuer.Claims{"oid": "u"})
+
+	// The request's time runs out once the download is under way.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		<-arrived
+		cancel()
+	}()
+	if _, err := ks.VerifySignature(ctx, token); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want the request's context error", err)
+	}
+	unblock()
+	// The detached download completes and fills the key set.
+	for {
+		ks.mu.RLock()
+		fetched := !ks.fetchedAt.IsZero()
+		ks.mu.RUnlock()
+		if fetched {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := ks.VerifySignature(t.Context(), token); err != nil {
+		t.Fatalf("after the download: %v", err)
+	}
+	if got := fetches.Load(); got != 1 {
+		t.Errorf("%d fetches, want 1", got)
+	}
 }

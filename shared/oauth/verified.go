@@ -180,6 +180,11 @@ func (v *Verified) VerifyToken(ctx context.Context, token string, r *auth.Reques
 	// A compact token has one payload, the one parseUnverified read; once
 	// its signature verifies, those claims are the verified ones.
 	if _, err := verifier.Verify(ctx, token); err != nil {
+		if ctx.Err() != nil {
+			// The request ran out of time waiting for the issuer's keys:
+			// retryable, and no verdict on the token.
+			return nil, &apierr.Error{Code: apierr.ServerBusy, Detail: "The token issuer's signing keys did not arrive in time.", Err: err}
+		}
 		return nil, auth.BearerError(is.currentChallenge(), reasonSignature)
 	}
 	cl := unverified

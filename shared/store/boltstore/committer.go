@@ -1,6 +1,10 @@
 package boltstore
 
 import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -30,6 +34,35 @@ type commitRequest struct {
 	// run more than once and must be idempotent.
 	fn   func(*bolt.Tx) error
 	done chan error
+	// state moves once from pending to claimed (the committer is about to
+	// run fn) or to abandoned (the caller's context ended first); whoever
+	// moves it decides whether the write can still happen.
+	state atomic.Int32
+}
+
+const (
+	pending int32 = iota
+	claimed
+	abandoned
+)
+
+// claim reports whether r's write may run: false when its caller gave up
+// before the committer reached it, so it never touches the file.
+func (r *commitRequest) claim() bool { return r.state.CompareAndSwap(pending, claimed) }
+
+// errPanicked is what a write whose function panicked returns. The panic is
+// recovered in the committer goroutine, which would otherwise take the whole
+// process (every other request of the server) down with it: only that write
+// fails and the rest of its group commits, as bbolt's DB.Batch does by
+// re-running the failing function alone. The stack is kept for the log of
+// the internal error the caller answers.
+type errPanicked struct {
+	value any
+	stack []byte
+}
+
+func (e *errPanicked) Error() string {
+	return fmt.Sprintf("boltstore: write panicked: %v\n%s", e.value, e.stack)
 }
 
 func newCommitter(db *bolt.DB, maxSize int) *committer {
@@ -44,11 +77,31 @@ func newCommitter(db *bolt.DB, maxSize int) *committer {
 }
 
 // do runs fn in the next group commit and returns once that commit is on
-// disk (or failed).
-func (c *committer) do(fn func(*bolt.Tx) error) error {
+// disk (or failed). It honours ctx as far as it can without lying: while
+// the write waits for a place in the queue or for the committer to reach
+// it, ctx ending abandons it and do returns ctx's error, the write surely
+// not applied. Once the committer has claimed it, do waits for the commit
+// (at most one commit's fsyncs), because an answer before that could say
+// "not done" for a write that is on disk a moment later.
+func (c *committer) do(ctx context.Context, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	r := &commitRequest{fn: fn, done: make(chan error, 1)}
-	c.queue <- r
-	return <-r.done
+	select {
+	case c.queue <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(pending, abandoned) {
+			return ctx.Err()
+		}
+		return <-r.done
+	}
 }
 
 // close stops the committer after the writes already queued. The store's
@@ -117,11 +170,19 @@ func (c *committer) gather(group *[]*commitRequest, lastSize int, lastCommit tim
 // bbolt error, the shared transaction rolls back: that function gets its
 // error and the rest are committed again without it, as DB.Batch does.
 func (c *committer) commit(group []*commitRequest) {
+	// Writes whose callers gave up are dropped before anything runs.
+	claimedOnly := group[:0]
+	for _, r := range group {
+		if r.claim() {
+			claimedOnly = append(claimedOnly, r)
+		}
+	}
+	group = claimedOnly
 	for len(group) > 0 {
 		failed := -1
 		err := c.db.Update(func(tx *bolt.Tx) error {
 			for i, r := range group {
-				if err := r.fn(tx); err != nil {
+				if err := runWrite(r.fn, tx); err != nil {
 					failed = i
 					return err
 				}
@@ -145,4 +206,15 @@ func (c *committer) commit(group []*commitRequest) {
 		group[failed].done <- err
 		group = append(group[:failed:failed], group[failed+1:]...)
 	}
+}
+
+// runWrite runs one write's function, turning a panic into errPanicked so
+// that the shared transaction rolls back and only that write fails.
+func runWrite(fn func(*bolt.Tx) error, tx *bolt.Tx) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &errPanicked{value: v, stack: debug.Stack()}
+		}
+	}()
+	return fn(tx)
 }

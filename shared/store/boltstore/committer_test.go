@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -39,7 +40,7 @@ func TestCommitterIsolatesFailures(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = c.do(func(tx *bolt.Tx) error {
+			errs[i] = c.do(context.Background(), func(tx *bolt.Tx) error {
 				mu.Lock()
 				calls[i]++
 				mu.Unlock()
@@ -91,7 +92,7 @@ func TestCommitterGroupsConcurrentWrites(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				err := c.do(func(tx *bolt.Tx) error {
+				err := c.do(context.Background(), func(tx *bolt.Tx) error {
 					mu.Lock()
 					txs[tx.ID()] = true
 					mu.Unlock()
@@ -110,4 +111,146 @@ func TestCommitterGroupsConcurrentWrites(t *testing.T) {
 		t.Fatalf("%d commits for %d writes: nothing was grouped", commits, writers*each)
 	}
 	t.Logf("%d writes in %d commits", writers*each, commits)
+}
+
+// TestCommitterRecoversPanic: a write whose function panics fails alone,
+// with errPanicked, and the process survives; the other writes of its
+// group commit, as bbolt's DB.Batch re-runs a failing function alone.
+func TestCommitterRecoversPanic(t *testing.T) {
+	db := openRawBolt(t)
+	c := newCommitter(db, 64)
+	defer c.close()
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.do(context.Background(), func(tx *bolt.Tx) error {
+				if err := tx.Bucket([]byte("b")).Put(fmt.Appendf(nil, "k%02d", i), []byte("v")); err != nil {
+					return err
+				}
+				if i == 7 {
+					panic("write 7 is broken")
+				}
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		var p *errPanicked
+		if i == 7 {
+			if !errors.As(err, &p) || p.value != "write 7 is broken" || len(p.stack) == 0 {
+				t.Errorf("write 7: err %v, want errPanicked with its value and stack", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	// The committer still runs after the panic.
+	if err := c.do(context.Background(), func(tx *bolt.Tx) error { return tx.Bucket([]byte("b")).Put([]byte("after"), []byte("v")) }); err != nil {
+		t.Fatalf("write after the panic: %v", err)
+	}
+	err := db.View(func(tx *bolt.Tx) error {
+		for i := range errs {
+			if got, want := tx.Bucket([]byte("b")).Get(fmt.Appendf(nil, "k%02d", i)) != nil, i != 7; got != want {
+				t.Errorf("key %d stored = %v, want %v", i, got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCommitterHonoursContext: a write whose context ends while it waits
+// for the committer is abandoned, returns the context's error and never
+// touches the file; a write the committer already runs is waited for, so
+// its answer is never "not done" for a write on disk.
+func TestCommitterHonoursContext(t *testing.T) {
+	db := openRawBolt(t)
+	c := newCommitter(db, 64)
+	defer c.close()
+	put := func(key string) func(*bolt.Tx) error {
+		return func(tx *bolt.Tx) error { return tx.Bucket([]byte("b")).Put([]byte(key), []byte("v")) }
+	}
+
+	t.Run("done before queued", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := c.do(ctx, put("never")); !errors.Is(err, context.Canceled) {
+			t.Fatalf("err %v, want context.Canceled", err)
+		}
+	})
+
+	t.Run("done while waiting", func(t *testing.T) {
+		// The first write holds the committer inside its transaction until
+		// the second has been abandoned.
+		entered, release := make(chan struct{}), make(chan struct{})
+		firstDone := make(chan error, 1)
+		go func() {
+			firstDone <- c.do(context.Background(), func(tx *bolt.Tx) error {
+				select {
+				case <-entered:
+				default:
+					close(entered)
+				}
+				<-release
+				return put("first")(tx)
+			})
+		}()
+		<-entered
+		ctx, cancel := context.WithCancel(context.Background())
+		secondDone := make(chan error, 1)
+		go func() { secondDone <- c.do(ctx, put("abandoned")) }()
+		cancel()
+		if err := <-secondDone; !errors.Is(err, context.Canceled) {
+			t.Errorf("abandoned write: err %v, want context.Canceled", err)
+		}
+		close(release)
+		if err := <-firstDone; err != nil {
+			t.Fatalf("first write: %v", err)
+		}
+		// A later write commits: the abandoned one was skipped, not lost
+		// in the queue.
+		if err := c.do(context.Background(), put("later")); err != nil {
+			t.Fatal(err)
+		}
+		err := db.View(func(tx *bolt.Tx) error {
+			b := tx.Bucket([]byte("b"))
+			if b.Get([]byte("abandoned")) != nil || b.Get([]byte("never")) != nil {
+				t.Error("an abandoned write reached the file")
+			}
+			if b.Get([]byte("first")) == nil || b.Get([]byte("later")) == nil {
+				t.Error("a committed write is missing")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("done while running", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		err := c.do(ctx, func(tx *bolt.Tx) error {
+			cancel() // the caller gives up while its write runs
+			return put("running")(tx)
+		})
+		if err != nil {
+			t.Fatalf("err %v: a claimed write must report its commit", err)
+		}
+		if err := db.View(func(tx *bolt.Tx) error {
+			if tx.Bucket([]byte("b")).Get([]byte("running")) == nil {
+				t.Error("the claimed write is not on disk")
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -50,6 +50,14 @@
 // and returns nil without touching the bucket, so the other writes of the
 // batch still commit. Close waits for writes in flight.
 //
+// A write whose function panics fails alone: the committer recovers the
+// panic, rolls the shared transaction back and commits the others without
+// it, as bbolt's DB.Batch does, so one bad write cannot take the server
+// down. A write honours its context until the committer claims it: one
+// whose request ended while it waited is dropped unapplied and returns the
+// context's error (503 ServerBusy); once claimed it reports its commit,
+// because it may already be on disk.
+//
 // # Queries
 //
 // QueryEntities seeks a cursor to the lowest key the query's Keys range and

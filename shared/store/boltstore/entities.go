@@ -79,7 +79,7 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 	// work. It returns an error only for a bbolt failure, after which the
 	// shared transaction rolls back and the others are committed without it.
 	var result error
-	err = s.commits.do(func(tx *bolt.Tx) error {
+	err = s.commits.do(ctx, func(tx *bolt.Tx) error {
 		result = nil
 		b := entityBucket(tx, account, table)
 		if b == nil {
