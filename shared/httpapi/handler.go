@@ -41,6 +41,10 @@ type Options struct {
 	BatchBoundary func() string
 	// Limits bound bodies, answers and requests in flight (see Limits).
 	Limits Limits
+	// Observe, when set, receives the figures of every answered request
+	// (see RequestStats), after the answer is written. It runs on the
+	// request's goroutine and must be quick and safe for concurrent use.
+	Observe func(RequestStats)
 }
 
 // Handler serves the Table REST API.
@@ -119,6 +123,10 @@ type call struct {
 	// itemsRead is what a query page cost the store (store.Page.ItemsRead),
 	// for the request log; -1 for operations that are not queries.
 	itemsRead int
+	// body counts the request body read and bytesOut the answer body
+	// written, for Options.Observe.
+	body     *countingBody
+	bytesOut int
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -131,17 +139,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.opts.Timeout)
 	defer cancel()
 	c.r = r.WithContext(ctx)
+	h.countBody(c)
 
 	release, err := h.admit(r)
+	refused := RefusedRequest
 	var resp *response
 	if err == nil {
 		defer release()
 		h.startBodyDeadline(w, r)
 		resp, err = h.serve(c)
+		refused = ""
 	}
 	h.startWriteDeadline(w)
 	if err == nil {
 		var releaseAnswer func()
+		refused = RefusedAnswer
 		if releaseAnswer, err = h.admitAnswer(resp); err == nil {
 			defer releaseAnswer()
 		} else if resp.recycleBody {
@@ -158,6 +170,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			putBatchBuffer(resp.body)
 		}
 	}
+	h.observe(c, start, status, code, err, refused)
 	switch {
 	case h.opts.LogRequests:
 		h.logRequest(c, start, status, code)
