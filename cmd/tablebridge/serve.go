@@ -37,6 +37,7 @@ type serveConfig struct {
 	tls         tlsFlags
 	limits      serveLimits
 	oauth       oauthFlags
+	metrics     metricsFlags
 }
 
 func runServe(args []string) error {
@@ -52,6 +53,7 @@ func runServe(args []string) error {
 	cfg.limits.register(fs)
 	cfg.tls.register(fs)
 	cfg.oauth.register(fs)
+	cfg.metrics.register(fs)
 	if err := parseFlags(fs, args, os.Stdout); err != nil {
 		return err
 	}
@@ -68,7 +70,7 @@ func runServe(args []string) error {
 func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error) {
 	switch cfg.storeKind {
 	case "bolt":
-		st, err := openDataDir(cfg.dataDir, "serve", false)
+		st, err := openDataDir(cfg.dataDir, "serve", false, cfg.metrics.boltOptions()...)
 		if err != nil {
 			return nil, "", err
 		}
@@ -93,10 +95,14 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 		return listenError(cfg.listen, err)
 	}
 	defer ln.Close() // a no-op once the server has closed it
+	if err := cfg.metrics.start(ctx, out); err != nil {
+		return err
+	}
 	st, desc, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	st = cfg.metrics.wrapStore(st)
 	closed := false
 	defer func() {
 		if !closed {
@@ -170,7 +176,8 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 }
 
 func newHandler(st store.Store, cfg serveConfig, tokens auth.TokenVerifier) (http.Handler, error) {
-	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits(), Tokens: tokens}
+	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits(), Tokens: tokens,
+		Observe: cfg.metrics.observe()}
 	if cfg.logRequests {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
