@@ -38,6 +38,7 @@ type serveConfig struct {
 	limits      serveLimits
 	oauth       oauthFlags
 	metrics     metricsFlags
+	browser     browserFlags
 }
 
 func runServe(args []string) error {
@@ -54,6 +55,7 @@ func runServe(args []string) error {
 	cfg.tls.register(fs)
 	cfg.oauth.register(fs)
 	cfg.metrics.register(fs)
+	cfg.browser.register(fs)
 	if err := parseFlags(fs, args, os.Stdout); err != nil {
 		return err
 	}
@@ -142,6 +144,9 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	}
 	for _, acc := range cfg.accounts {
 		fmt.Fprintf(out, "connection string for %s:\n  %s\n", acc.Name, connectionString(scheme, connect, acc))
+	}
+	if srv.Handler, err = cfg.browser.mount(srv.Handler, cfg.listen, scheme+"://"+connect, cfg.accounts, out); err != nil {
+		return err
 	}
 	if cfg.pprofAddr != "" {
 		if err := servePprof(ctx, cfg.pprofAddr, out); err != nil {
