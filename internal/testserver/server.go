@@ -43,6 +43,7 @@ type config struct {
 	logger      *slog.Logger
 	tls         bool
 	tokens      auth.TokenVerifier
+	observe     func(httpapi.RequestStats)
 	logRequests bool
 }
 
@@ -107,6 +108,15 @@ func WithAccounts(accounts ...auth.Account) Option {
 	}
 }
 
+// WithObserve has the handler report every answered request to fn
+// (httpapi.Options.Observe), as serve -metrics does.
+func WithObserve(fn func(httpapi.RequestStats)) Option {
+	return func(c *config) error {
+		c.observe = fn
+		return nil
+	}
+}
+
 // WithNow sets the clock of the handler (response dates, request date
 // checks) and of the service (entity Timestamps).
 func WithNow(now func() time.Time) Option {
@@ -151,7 +161,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	if err != nil {
 		t.Fatalf("testserver: tables.New: %v", err)
 	}
-	h, err := httpapi.NewHandler(svc, accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
+	h, err := httpapi.NewHandler(svc, accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger, Observe: cfg.observe,
 		Tokens: cfg.tokens, LogRequests: cfg.logRequests})
 	if err != nil {
 		t.Fatalf("testserver: httpapi.NewHandler: %v", err)
