@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,36 +19,6 @@ import (
 	"github.com/tablebridge/tablebridge/internal/serveproc"
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
-
-// serveBrowser runs serve with cfg and returns its data browser link, its
-// connection string and its result.
-func serveBrowser(t *testing.T, ctx context.Context, cfg serveConfig) (link, connStr string, done <-chan error) {
-	t.Helper()
-	pr, pw := io.Pipe()
-	d := make(chan error, 1)
-	go func() {
-		err := serve(ctx, cfg, pw)
-		pw.CloseWithError(errors.New("serve returned"))
-		d <- err
-	}()
-	sc := bufio.NewScanner(pr)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "DefaultEndpointsProtocol=") {
-			connStr = line
-		}
-		if strings.Contains(line, "/_browser/#") {
-			go func() { _, _ = io.Copy(io.Discard, pr) }()
-			return line, connStr, d
-		}
-		if strings.HasPrefix(line, "tablebridge shutting down") {
-			break
-		}
-	}
-	t.Fatalf("serve printed no data browser link: %v (serve: %v)", sc.Err(), <-d)
-	return "", "", nil
-}
 
 // TestBrowserFlag: -browser auto serves the page on loopback addresses
 // only; on and off decide for any address.
@@ -111,8 +79,11 @@ func TestDataBrowser(t *testing.T) {
 	chromiumPath := serveproc.Require(t, "chromium", "run infra/browser/install.sh (installs chromium when root)", nil,
 		"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 	ctx, stop := context.WithCancel(t.Context())
-	link, connStr, done := serveBrowser(t, ctx, serveConfig{listen: "127.0.0.1:0", dataDir: t.TempDir(), storeKind: "bolt",
-		accounts: auth.AccountList{auth.DevStoreAccount()}, browser: browserFlags{mode: "auto"}})
+	lines, done := serveUntil(t, ctx, serveConfig{listen: "127.0.0.1:0", dataDir: t.TempDir(), storeKind: "bolt",
+		accounts: auth.AccountList{auth.DevStoreAccount()}, browser: browserFlags{mode: "auto"}},
+		func(line string) bool { return strings.Contains(line, "/_browser/#") })
+	link := find(t, lines, `^\s*(http://\S+/_browser/#\S+)$`)
+	connStr := find(t, lines, `(DefaultEndpointsProtocol=\S+)`)
 	defer func() {
 		stop()
 		if err := <-done; err != nil {

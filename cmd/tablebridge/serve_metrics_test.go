@@ -18,9 +18,9 @@ import (
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
-// serveLines runs serve and returns what it printed up to and including
-// the first connection string.
-func serveLines(t *testing.T, ctx context.Context, cfg serveConfig) ([]string, <-chan error) {
+// serveUntil runs serve and returns what it printed up to and including
+// the first line for which last is true.
+func serveUntil(t *testing.T, ctx context.Context, cfg serveConfig, last func(line string) bool) ([]string, <-chan error) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -31,14 +31,15 @@ func serveLines(t *testing.T, ctx context.Context, cfg serveConfig) ([]string, <
 	}()
 	var lines []string
 	sc := bufio.NewScanner(pr)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
-		if strings.Contains(sc.Text(), "DefaultEndpointsProtocol=") {
+		if last(sc.Text()) {
 			go func() { _, _ = io.Copy(io.Discard, pr) }()
 			return lines, done
 		}
 	}
-	t.Fatalf("serve printed no connection string: %v (serve: %v)", sc.Err(), <-done)
+	t.Fatalf("serve stopped printing before the line awaited: %v (serve: %v)\n%q", sc.Err(), <-done, lines)
 	return nil, nil
 }
 
@@ -60,9 +61,9 @@ func find(t *testing.T, lines []string, re string) string {
 // bytes, store calls, group commits and a refusal by -max-body-bytes.
 func TestServeMetrics(t *testing.T) {
 	ctx, stop := context.WithCancel(t.Context())
-	lines, done := serveLines(t, ctx, serveConfig{listen: "127.0.0.1:0", dataDir: t.TempDir(), storeKind: "bolt",
+	lines, done := serveUntil(t, ctx, serveConfig{listen: "127.0.0.1:0", dataDir: t.TempDir(), storeKind: "bolt",
 		accounts: auth.AccountList{auth.DevStoreAccount()}, metrics: metricsFlags{addr: "127.0.0.1:0"},
-		limits: serveLimits{maxBodyBytes: 1000}})
+		limits: serveLimits{maxBodyBytes: 1000}}, func(line string) bool { return strings.Contains(line, "DefaultEndpointsProtocol=") })
 	defer func() {
 		stop()
 		if err := <-done; err != nil {
