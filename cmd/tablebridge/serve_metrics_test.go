@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -129,5 +130,20 @@ func TestServeMetrics(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", text)
+	}
+}
+
+// TestServeMetricsAddressInUse: a -metrics address that cannot be bound
+// stops serve before it serves anything, naming the flag.
+func TestServeMetricsAddressInUse(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	err = serve(t.Context(), serveConfig{listen: "127.0.0.1:0", dataDir: t.TempDir(), storeKind: "bolt",
+		accounts: auth.AccountList{auth.DevStoreAccount()}, metrics: metricsFlags{addr: taken.Addr().String()}}, io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), "metrics: ") {
+		t.Errorf("serve with -metrics on a port in use: %v", err)
 	}
 }
