@@ -260,6 +260,33 @@ func TestBootstraps(t *testing.T) {
 			t.Errorf("%d REPORT lines for %d requests", len(reps), len(requests))
 		}
 	})
+
+	// The same requests as CloudWatch Embedded Metric Format lines, one
+	// each, which the template's dashboard graphs (shared/lambdafn emf.go).
+	t.Run("one EMF metrics line per request", func(t *testing.T) {
+		f := d.fns["readresource"]
+		requests, emf := 0, 0
+		for _, line := range f.out.jsonLines() {
+			if line["msg"] == "request" {
+				requests++
+			}
+			meta, ok := line["_aws"].(map[string]any)
+			if !ok {
+				continue
+			}
+			emf++
+			directive := meta["CloudWatchMetrics"].([]any)[0].(map[string]any)
+			if ns, _ := directive["Namespace"].(string); !strings.HasPrefix(ns, "tablebridge") {
+				t.Errorf("EMF namespace %q", ns)
+			}
+			if line["Function"] != "readresource" || line["Requests"] != float64(1) || line["Operation"] == "" {
+				t.Errorf("EMF line %v", line)
+			}
+		}
+		if emf == 0 || emf != requests {
+			t.Errorf("%d EMF lines for %d requests", emf, requests)
+		}
+	})
 }
 
 // runBearerTokens sends bearer-token requests through the REST API to the

@@ -75,6 +75,7 @@ type config struct {
 	logRequests bool
 	// answerBudget is httpapi.Options.AnswerBudget; 0 keeps its default.
 	answerBudget int
+	observe      func(httpapi.RequestStats)
 }
 
 // WithAccount adds an account besides devstoreaccount1, with its base64
@@ -203,6 +204,15 @@ func WithAnswerBudget(n int) Option {
 	}
 }
 
+// WithObserve hands the figures of every answered request to observe
+// (httpapi.Options.Observe), as `serve -metrics` counts them.
+func WithObserve(observe func(httpapi.RequestStats)) Option {
+	return func(c *config) error {
+		c.observe = observe
+		return nil
+	}
+}
+
 // WithLogRequests logs one line per request, as `serve -log-requests`.
 func WithLogRequests() Option {
 	return func(c *config) error {
@@ -269,7 +279,7 @@ func Start(opts ...Option) (*Server, error) {
 	if err == nil {
 		var h http.Handler
 		h, err = httpapi.NewHandler(svc, s.accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
-			Tokens: cfg.tokens, LogRequests: cfg.logRequests, AnswerBudget: cfg.answerBudget})
+			Tokens: cfg.tokens, LogRequests: cfg.logRequests, AnswerBudget: cfg.answerBudget, Observe: cfg.observe})
 		if err == nil {
 			// httptest listens on 127.0.0.1 only.
 			if cfg.tls {

@@ -37,7 +37,7 @@ type dataDirStore struct {
 // creating it unless mustExist (a command that only reads it). When another
 // process holds it, the error names the directory and, when it is a
 // tablebridge, its pid and subcommand.
-func openDataDir(dir, cmd string, mustExist bool) (*dataDirStore, error) {
+func openDataDir(dir, cmd string, mustExist bool, opts ...boltstore.Option) (*dataDirStore, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -46,7 +46,7 @@ func openDataDir(dir, cmd string, mustExist bool) (*dataDirStore, error) {
 	if _, err := os.Stat(path); mustExist && errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("data directory %s holds no tablebridge data (no %s)", dir, dataFileName)
 	}
-	st, err := boltstore.Open(path, boltstore.WithOpenTimeout(lockWait))
+	st, err := boltstore.Open(path, append(opts, boltstore.WithOpenTimeout(lockWait))...)
 	if errors.Is(err, boltstore.ErrLocked) {
 		return nil, fmt.Errorf("data directory %s is in use by %s; stop it or use another -data directory", dir, dataDirHolder(abs))
 	}

@@ -38,6 +38,8 @@ type serveConfig struct {
 	tls         tlsFlags
 	limits      serveLimits
 	oauth       oauthFlags
+	metrics     metricsFlags
+	browser     browserFlags
 }
 
 func runServe(args []string) error {
@@ -53,6 +55,8 @@ func runServe(args []string) error {
 	cfg.limits.register(fs)
 	cfg.tls.register(fs)
 	cfg.oauth.register(fs)
+	cfg.metrics.register(fs)
+	cfg.browser.register(fs)
 	if err := parseFlags(fs, args, os.Stdout); err != nil {
 		return err
 	}
@@ -69,7 +73,7 @@ func runServe(args []string) error {
 func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error) {
 	switch cfg.storeKind {
 	case "bolt":
-		st, err := openDataDir(cfg.dataDir, "serve", false)
+		st, err := openDataDir(cfg.dataDir, "serve", false, cfg.metrics.boltOptions()...)
 		if err != nil {
 			return nil, "", err
 		}
@@ -101,10 +105,14 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 		return listenError(cfg.listen, err)
 	}
 	defer ln.Close() // a no-op once the server has closed it
+	if err := cfg.metrics.start(ctx, out); err != nil {
+		return err
+	}
 	st, desc, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	st = cfg.metrics.wrapStore(st)
 	closed := false
 	defer func() {
 		if !closed {
@@ -145,6 +153,9 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	for _, acc := range cfg.accounts {
 		fmt.Fprintf(out, "connection string for %s:\n  %s\n", acc.Name, connectionString(scheme, connect, acc))
 	}
+	if srv.Handler, err = cfg.browser.mount(srv.Handler, cfg.listen, scheme+"://"+connect, cfg.accounts, out); err != nil {
+		return err
+	}
 	if cfg.pprofAddr != "" {
 		if err := servePprof(ctx, cfg.pprofAddr, out); err != nil {
 			return err
@@ -179,7 +190,7 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 
 func newHandler(st store.Store, cfg serveConfig, tokens auth.TokenVerifier) (http.Handler, error) {
 	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits(), Tokens: tokens,
-		AnswerBudget: cfg.limits.answerBudget}
+		AnswerBudget: cfg.limits.answerBudget, Observe: cfg.metrics.observe()}
 	if cfg.logRequests {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -34,6 +35,7 @@ type config struct {
 	logger       *slog.Logger
 	tls          bool
 	tokens       auth.TokenVerifier
+	observe      func(httpapi.RequestStats)
 	logRequests  bool
 	answerBudget int
 }
@@ -99,6 +101,15 @@ func WithAccounts(accounts ...auth.Account) Option {
 	}
 }
 
+// WithObserve has the handler report every answered request to fn
+// (httpapi.Options.Observe), as serve -metrics does.
+func WithObserve(fn func(httpapi.RequestStats)) Option {
+	return func(c *config) error {
+		c.observe = fn
+		return nil
+	}
+}
+
 // WithNow sets the clock of the handler (response dates, request date
 // checks) and of the service (entity Timestamps).
 func WithNow(now func() time.Time) Option {
@@ -153,6 +164,9 @@ func New(t testing.TB, opts ...Option) *Server {
 	}
 	if cfg.logRequests {
 		topts = append(topts, tablebridgetest.WithLogRequests())
+	}
+	if cfg.observe != nil {
+		topts = append(topts, tablebridgetest.WithObserve(cfg.observe))
 	}
 	if cfg.answerBudget != 0 {
 		topts = append(topts, tablebridgetest.WithAnswerBudget(cfg.answerBudget))

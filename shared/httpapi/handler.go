@@ -51,6 +51,10 @@ type Options struct {
 	// string inside the proxy response, where escaping makes it larger
 	// (lambdafn sets the cost of its envelope).
 	AnswerCost func([]byte) int
+	// Observe, when set, receives the figures of every answered request
+	// (see RequestStats), after the answer is written. It runs on the
+	// request's goroutine and must be quick and safe for concurrent use.
+	Observe func(RequestStats)
 }
 
 // Handler serves the Table REST API.
@@ -135,6 +139,10 @@ type call struct {
 	// itemsRead is what a query page cost the store (store.Page.ItemsRead),
 	// for the request log; -1 for operations that are not queries.
 	itemsRead int
+	// body counts the request body read and bytesOut the answer body
+	// written, for Options.Observe.
+	body     *countingBody
+	bytesOut int
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -147,17 +155,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.opts.Timeout)
 	defer cancel()
 	c.r = r.WithContext(ctx)
+	h.countBody(c)
 
 	release, err := h.admit(r)
+	refused := RefusedRequest
 	var resp *response
 	if err == nil {
 		defer release()
 		h.startBodyDeadline(w, r)
 		resp, err = h.serve(c)
+		refused = ""
 	}
 	h.startWriteDeadline(w)
 	if err == nil {
 		var releaseAnswer func()
+		refused = RefusedAnswer
 		if releaseAnswer, err = h.admitAnswer(resp); err == nil {
 			defer releaseAnswer()
 		} else if resp.recycleBody {
@@ -174,6 +186,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			putBatchBuffer(resp.body)
 		}
 	}
+	h.observe(c, start, status, code, err, refused)
 	switch {
 	case h.opts.LogRequests:
 		h.logRequest(c, start, status, code)

@@ -66,7 +66,7 @@ func (h *Handler) writeResponse(c *call, resp *response) int {
 	hd["Cache-Control"] = []string{"no-cache"}
 	c.w.WriteHeader(resp.status)
 	if c.r.Method != http.MethodHead && len(resp.body) > 0 {
-		_, _ = c.w.Write(resp.body)
+		c.bytesOut, _ = c.w.Write(resp.body)
 	}
 	return resp.status
 }
@@ -113,7 +113,7 @@ func (h *Handler) writeError(c *call, err error) (int, apierr.Code) {
 	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
 	c.w.WriteHeader(status)
 	if c.r.Method != http.MethodHead {
-		_, _ = c.w.Write(body)
+		c.bytesOut, _ = c.w.Write(body)
 	}
 	return status, ae.Code
 }

@@ -122,7 +122,9 @@ func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) 
 	if err != nil {
 		return nil, times, err
 	}
-	h, err := NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens})
+	emf := newEMFWriter(os.Stdout, emfNamespace(cfg.Protection.Tags[dynamostore.TagStack]), fn.Name)
+	h, err := NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens,
+		Observe: emf.observe})
 	if err != nil {
 		return nil, times, err
 	}

@@ -25,6 +25,9 @@ type committer struct {
 	maxSize int
 	queue   chan *commitRequest
 	stopped chan struct{}
+	// onCommit, when set, learns each group's size and commit time
+	// (WithCommitObserver).
+	onCommit func(writes int, took time.Duration)
 }
 
 type commitRequest struct {
@@ -65,12 +68,13 @@ func (e *errPanicked) Error() string {
 	return fmt.Sprintf("boltstore: write panicked: %v\n%s", e.value, e.stack)
 }
 
-func newCommitter(db *bolt.DB, maxSize int) *committer {
+func newCommitter(db *bolt.DB, maxSize int, onCommit func(int, time.Duration)) *committer {
 	c := &committer{
-		db:      db,
-		maxSize: maxSize,
-		queue:   make(chan *commitRequest, maxSize),
-		stopped: make(chan struct{}),
+		db:       db,
+		maxSize:  maxSize,
+		queue:    make(chan *commitRequest, maxSize),
+		stopped:  make(chan struct{}),
+		onCommit: onCommit,
 	}
 	go c.run()
 	return c
@@ -124,6 +128,9 @@ func (c *committer) run() {
 		// Writers active now: those just committed, who will be back,
 		// and those who queued meanwhile.
 		lastSize, lastCommit = len(group)+len(c.queue), time.Since(start)
+		if c.onCommit != nil {
+			c.onCommit(len(group), lastCommit)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -28,7 +29,7 @@ func openRawBolt(t *testing.T) *bolt.DB {
 // itself; every other write of its group commits and is acknowledged.
 func TestCommitterIsolatesFailures(t *testing.T) {
 	db := openRawBolt(t)
-	c := newCommitter(db, 64)
+	c := newCommitter(db, 64, nil)
 	boom := errors.New("boom")
 	var (
 		wg    sync.WaitGroup
@@ -79,7 +80,7 @@ func TestCommitterIsolatesFailures(t *testing.T) {
 // under way share the next one, so commits are fewer than writes.
 func TestCommitterGroupsConcurrentWrites(t *testing.T) {
 	db := openRawBolt(t)
-	c := newCommitter(db, 256)
+	c := newCommitter(db, 256, nil)
 	defer c.close()
 	const writers, each = 16, 20
 	var (
@@ -118,7 +119,7 @@ func TestCommitterGroupsConcurrentWrites(t *testing.T) {
 // group commit, as bbolt's DB.Batch re-runs a failing function alone.
 func TestCommitterRecoversPanic(t *testing.T) {
 	db := openRawBolt(t)
-	c := newCommitter(db, 64)
+	c := newCommitter(db, 64, nil)
 	defer c.close()
 	var wg sync.WaitGroup
 	errs := make([]error, 20)
@@ -173,7 +174,7 @@ func TestCommitterRecoversPanic(t *testing.T) {
 // its answer is never "not done" for a write on disk.
 func TestCommitterHonoursContext(t *testing.T) {
 	db := openRawBolt(t)
-	c := newCommitter(db, 64)
+	c := newCommitter(db, 64, nil)
 	defer c.close()
 	put := func(key string) func(*bolt.Tx) error {
 		return func(tx *bolt.Tx) error { return tx.Bucket([]byte("b")).Put([]byte(key), []byte("v")) }
@@ -253,4 +254,35 @@ func TestCommitterHonoursContext(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestCommitterObserver: the observer learns every group commit, and the
+// group sizes add up to the writes acknowledged.
+func TestCommitterObserver(t *testing.T) {
+	db := openRawBolt(t)
+	var commits, writes int // only the committer's goroutine writes them
+	c := newCommitter(db, 8, func(n int, took time.Duration) {
+		if n < 1 || n > 8 || took <= 0 {
+			t.Errorf("group of %d writes in %v", n, took)
+		}
+		commits++
+		writes += n
+	})
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.do(context.Background(), func(tx *bolt.Tx) error {
+				return tx.Bucket([]byte("b")).Put(fmt.Appendf(nil, "k%02d", i), []byte("v"))
+			}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	c.close() // waits for the committer's goroutine: its counts are final
+	if writes != 40 || commits < 5 || commits > 40 {
+		t.Errorf("%d writes in %d commits, want 40 in 5 to 40", writes, commits)
+	}
 }

@@ -57,6 +57,7 @@ type config struct {
 	scanTime        time.Duration
 	openTimeout     time.Duration
 	initialMmapSize int
+	onCommit        func(writes int, took time.Duration)
 }
 
 // WithMaxBatch sets how many writes one group commit takes at most.
@@ -81,6 +82,19 @@ func WithScanBudget(maxRows int, maxTime time.Duration) Option {
 			return fmt.Errorf("boltstore: invalid scan budget: %d rows, %v", maxRows, maxTime)
 		}
 		c.scanRows, c.scanTime = maxRows, maxTime
+		return nil
+	}
+}
+
+// WithCommitObserver has fn called after every group commit with the
+// number of writes it took (calls of Write, each one transaction of its
+// own in the caller's eyes) and how long the bbolt transaction took, fsyncs
+// included. It runs on the committer's goroutine, between commits, so it
+// must be quick. The local server exports both as metrics: how well writes
+// share their fsyncs is what durable insert throughput comes down to.
+func WithCommitObserver(fn func(writes int, took time.Duration)) Option {
+	return func(c *config) error {
+		c.onCommit = fn
 		return nil
 	}
 }
@@ -158,7 +172,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err := initLayout(db); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	return &Store{db: db, commits: newCommitter(db, cfg.maxBatchSize), scanRows: cfg.scanRows, scanTime: cfg.scanTime}, nil
+	return &Store{db: db, commits: newCommitter(db, cfg.maxBatchSize, cfg.onCommit), scanRows: cfg.scanRows, scanTime: cfg.scanTime}, nil
 }
 
 // initLayout creates the top-level buckets of a new file and refuses a file
