@@ -40,6 +40,9 @@ func newTestStoreWith(t testing.TB, opts Options, optFns ...func(*dynamodb.Optio
 	t.Helper()
 	client := dynamolocal.Client(t, optFns...)
 	opts.TablePrefix = dynamolocal.UniqueName("tb") + "."
+	if opts.SharedTable == sharedTestTable {
+		opts.SharedTable = opts.TablePrefix + "entities"
+	}
 	s, err := New(dynamolocal.Context(t, testTimeout), client, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -210,3 +213,16 @@ func (c *callCounter) take() map[string]int {
 func contextWithTimeout(env *testEnv, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(env.ctx, d)
 }
+
+// sharedTestTable in Options.SharedTable asks newTestStoreWith for a shared
+// table of the test's own.
+const sharedTestTable = "shared"
+
+// newSharedStore returns a store whose new tables go to a shared table.
+func newSharedStore(t testing.TB, opts Options) *Store {
+	opts.SharedTable = sharedTestTable
+	return newTestStoreWith(t, opts)
+}
+
+// testLoc is a per-table location for the unit tests of the item codec.
+var testLoc = &location{table: "tbl"}
