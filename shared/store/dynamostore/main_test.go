@@ -153,7 +153,7 @@ func shortValue(v edm.Value) string {
 // included, read with the raw client.
 func (env *testEnv) rawItems(pk string) []item {
 	env.t.Helper()
-	phys, err := env.s.physicalName(env.account, env.table)
+	loc, err := env.s.locate(env.ctx, env.account, env.table)
 	if err != nil {
 		env.t.Fatal(err)
 	}
@@ -161,11 +161,11 @@ func (env *testEnv) rawItems(pk string) []item {
 	var start item
 	for {
 		out, err := env.s.db.Query(env.ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(phys),
+			TableName:                 aws.String(loc.table),
 			ConsistentRead:            aws.Bool(true),
 			KeyConditionExpression:    aws.String("#pk = :pk"),
 			ExpressionAttributeNames:  map[string]string{"#pk": attrPartitionKey},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(encodeKey(pk))},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(loc.pk(pk))},
 			ExclusiveStartKey:         start,
 		})
 		if err != nil {
