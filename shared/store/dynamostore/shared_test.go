@@ -82,12 +82,15 @@ func TestSharedDeleteIsImmediate(t *testing.T) {
 		t.Fatalf("DeleteTable: %v", err)
 	}
 	for name, call := range map[string]func() error{
-		"GetTable":      func() error { _, err := env.s.GetTable(env.ctx, env.account, env.table); return err },
-		"GetEntity":     func() error { _, err := env.s.GetEntity(env.ctx, env.account, env.table, "p", "old"); return err },
-		"QueryEntities": func() error { _, err := env.s.QueryEntities(env.ctx, env.account, env.table, store.Query{Top: 10}); return err },
-		"Write":         func() error { return env.write(store.Op{Kind: store.OpReplace, Entity: newEntity("p", "new", nil)}) },
-		"SetTableACL":   func() error { return env.s.SetTableACL(env.ctx, env.account, env.table, nil) },
-		"DeleteTable":   func() error { return env.s.DeleteTable(env.ctx, env.account, env.table) },
+		"GetTable":  func() error { _, err := env.s.GetTable(env.ctx, env.account, env.table); return err },
+		"GetEntity": func() error { _, err := env.s.GetEntity(env.ctx, env.account, env.table, "p", "old"); return err },
+		"QueryEntities": func() error {
+			_, err := env.s.QueryEntities(env.ctx, env.account, env.table, store.Query{Top: 10})
+			return err
+		},
+		"Write":       func() error { return env.write(store.Op{Kind: store.OpReplace, Entity: newEntity("p", "new", nil)}) },
+		"SetTableACL": func() error { return env.s.SetTableACL(env.ctx, env.account, env.table, nil) },
+		"DeleteTable": func() error { return env.s.DeleteTable(env.ctx, env.account, env.table) },
 	} {
 		if err := call(); !errors.Is(err, store.ErrTableNotFound) {
 			t.Errorf("%s after DeleteTable: %v; want ErrTableNotFound", name, err)
