@@ -163,7 +163,7 @@ func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Accou
 func openStore(ctx context.Context, awsCfg aws.Config, cfg Config) (*dynamostore.Store, error) {
 	client := dynamostore.NewClientFromConfig(awsCfg, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint}, MeterCapacity)
 	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: cfg.TablePrefix, CatalogTable: cfg.CatalogTable, Layout: cfg.DynamoDBLayout,
-		Protection: cfg.Protection})
+		SharedTable: cfg.SharedTable, Protection: cfg.Protection})
 	if err != nil {
 		return nil, fmt.Errorf("lambdafn: DynamoDB store (catalog table %s): %w", cfg.CatalogTable, err)
 	}

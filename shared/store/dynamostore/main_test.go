@@ -47,6 +47,12 @@ func newTestStoreWith(t testing.TB, opts Options, optFns ...func(*dynamodb.Optio
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	if opts.SharedTable != "" {
+		// What template.yaml declares on AWS.
+		if err := s.ensureTable(dynamolocal.Context(t, testTimeout), s.sharedTableInput()); err != nil {
+			t.Fatalf("create the shared table: %v", err)
+		}
+	}
 	return s
 }
 

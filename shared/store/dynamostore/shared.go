@@ -106,12 +106,16 @@ func (s *Store) createShared(ctx context.Context, account, table string) (store.
 		return store.TableInfo{Name: table}, nil
 	case stringAttr(old, catState) == stateDeleted:
 		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q was deleted less than %v ago: %w", table, s.recreateDelay(), store.ErrTableBeingDeleted)
-	case stringAttr(old, catState) == stateDeleting:
-		// A per-table delete that stopped half way: finish it first.
-		if err := s.resumeDelete(ctx, account, table, old); err != nil {
+	case stringAttr(old, catState) == stateDeleting,
+		stringAttr(old, catState) == stateCreating && time.Since(parseSince(old)) >= s.staleCreate():
+		// A per-table Delete or Create Table that stopped half way, before
+		// the deployment had a shared table: its DynamoDB table goes to the
+		// purge, and the name to the new table.
+		if err := s.handOver(ctx, it, old); err != nil {
 			return store.TableInfo{}, err
 		}
-		return s.createShared(ctx, account, table)
+		s.cacheEntry(account, table, it)
+		return store.TableInfo{Name: table}, nil
 	}
 	return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableExists)
 }
@@ -200,6 +204,41 @@ func (s *Store) deleteToPurge(ctx context.Context, account, table string, it ite
 			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 		}
 		return mapErr("delete table", err)
+	}
+	return err
+}
+
+func parseSince(it item) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, stringAttr(it, catSince))
+	return t
+}
+
+// handOver replaces a per-table entry left half way (old) by the new entry
+// it, and adds a purge item for old's DynamoDB table, in one transaction
+// conditioned on old being unchanged: nothing on the request path deletes
+// a DynamoDB table, and no table is left usable but unlisted.
+func (s *Store) handOver(ctx context.Context, it, old item) error {
+	pi := purgeItem(decodeKey(stringAttr(old, catAccount)), stringAttr(old, catName), stringAttr(old, catPhysical), "", formatDeletedAt(time.Now()))
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{
+			TableName:                aws.String(s.opts.CatalogTable),
+			Item:                     it,
+			ConditionExpression:      aws.String("#s = :s AND #p = :p"),
+			ExpressionAttributeNames: map[string]string{"#s": catState, "#p": catPhysical},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":s": str(stringAttr(old, catState)),
+				":p": str(stringAttr(old, catPhysical)),
+			},
+		}},
+		{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}},
+	}}
+	err := s.catalogWrite(ctx, "create table", true, func(cctx context.Context, opt func(*dynamodb.Options)) error {
+		_, err := s.db.TransactWriteItems(cctx, in, opt)
+		return err
+	})
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return fmt.Errorf("dynamostore: table %q: %w", stringAttr(it, catName), store.ErrTableExists)
 	}
 	return err
 }

@@ -418,6 +418,9 @@ func TestSharedServesPerTableTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.CreateTable(ctx, "acct", "After"); err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,9 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 	if err := s.ensureCatalog(ctx); err != nil {
 		return nil, err
 	}
-	if opts.SharedTable != "" {
+	if opts.SharedTable != "" && opts.RecreateCatalog {
+		// The local server makes the shared table as it makes the
+		// catalog; on AWS template.yaml declares it (EntityTable).
 		if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
 			return nil, err
 		}
