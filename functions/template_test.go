@@ -116,7 +116,7 @@ const (
 	// The shared layout's table and its order index.
 	sharedARN      = "!GetAtt EntityTable.Arn"
 	sharedIndexARN = "!Sub ${EntityTable.Arn}/index/*"
-	secretRef  = "!Ref AccountKeysSecret"
+	secretRef      = "!Ref AccountKeysSecret"
 )
 
 func TestTemplateFunctions(t *testing.T) {
