@@ -165,7 +165,7 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 	for _, f := range lambdafn.Functions() {
 		pol := newIAMPolicy(f, catalog, prefix+"entities", prefix+auth.DevStoreAccountName+".")
 		client := dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure, lambdafn.MeterCapacity)
-		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", Protection: dynamostore.Protection{
+		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", ConfirmTable: true, Protection: dynamostore.Protection{
 			PointInTimeRecovery: dynamostore.PITRBestEffort, DeletionProtection: true, Tags: map[string]string{dynamostore.TagStack: "iam"}}})
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)

@@ -48,9 +48,12 @@
 // catalog entry (one consistent GetItem) and keeps it for CatalogCacheTTL
 // (1 s), so a busy table costs one extra read a second per process and
 // each operation stays one DynamoDB request. This process's own Delete
-// Table drops the entry at once; another process (another Lambda execution
-// environment) may serve a deleted table for up to the TTL. Two rules keep
-// that harmless: a deleted name is given out again only after the TTL plus
+// Table drops the entry at once. Another process (another Lambda execution
+// environment) would serve a deleted table for up to the TTL, so with
+// Options.ConfirmTable (the functions set it) an operation started from
+// the cache reads the entry too, concurrently, and counts only if the
+// entry still names the same table (location.go, onTable). Two rules keep
+// the remaining window harmless: a deleted name is given out again only after the TTL plus
 // a second for clock differences (until then Create Table answers 409
 // TableBeingDeleted, as Azure does for about 40 s after a delete; the id
 // would allow re-creating at once, but a process still holding the old id

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -104,19 +105,75 @@ func (c *locations) drop(account, table string) {
 	delete(c.entries, locationKey(account, table))
 }
 
+// onTable runs an entity operation on the table's location. With
+// Options.ConfirmTable, an operation that started from a cached look-up
+// also reads the catalog entry, concurrently, and its answer counts only
+// when the entry still names the same table: a table another process
+// deleted is missing at once, for every process, at the price of a catalog
+// read per operation (which the operation's own request hides in latency).
+// A write sent to a table deleted meanwhile lands under the old id, where
+// the purge, PurgeGrace later, finds it; the client is told the table is
+// missing. When the name now holds another table (created again), the
+// operation runs once more on it.
+func (s *Store) onTable(ctx context.Context, account, table string, write bool, op func(location) error) error {
+	loc, cached, err := s.locateCached(ctx, account, table)
+	if err != nil {
+		return err
+	}
+	if !cached || !s.opts.ConfirmTable {
+		return op(loc)
+	}
+	type entry struct {
+		loc location
+		err error
+	}
+	confirm := make(chan entry, 1)
+	go func() {
+		l, err := s.readLocation(ctx, account, table)
+		confirm <- entry{l, err}
+	}()
+	opErr := op(loc)
+	fresh := <-confirm
+	switch {
+	case errors.Is(fresh.err, store.ErrTableNotFound):
+		s.cache.drop(account, table)
+		return fresh.err
+	case fresh.err != nil && write && opErr == nil:
+		// Applied, but to a table that may have been deleted meanwhile.
+		return fmt.Errorf("dynamostore: the table of a write could not be confirmed: %w: %w", store.ErrOutcomeUnknown, fresh.err)
+	case fresh.err != nil:
+		return fresh.err
+	case fresh.loc != loc:
+		return op(fresh.loc) // deleted and created again
+	}
+	return opErr
+}
+
 // locate finds where the table's entities live. Without a shared table every
 // Azure table is its own DynamoDB table, whose name follows from the table's
 // (no request, as before the shared layout existed). With one, the catalog
 // entry says: one consistent GetItem, cached for CatalogCacheTTL. A table
 // missing from the catalog, or not active, is store.ErrTableNotFound.
 func (s *Store) locate(ctx context.Context, account, table string) (location, error) {
+	loc, _, err := s.locateCached(ctx, account, table)
+	return loc, err
+}
+
+// locateCached is locate, and whether the location came from the cache.
+func (s *Store) locateCached(ctx context.Context, account, table string) (location, bool, error) {
 	if s.opts.SharedTable == "" {
 		phys, err := s.physicalName(account, table)
-		return location{table: phys}, err
+		return location{table: phys}, false, err
 	}
 	if loc, ok := s.cache.get(account, table); ok {
-		return loc, nil
+		return loc, true, nil
 	}
+	loc, err := s.readLocation(ctx, account, table)
+	return loc, false, err
+}
+
+// readLocation reads the table's catalog entry and caches its location.
+func (s *Store) readLocation(ctx context.Context, account, table string) (location, error) {
 	cctx, cancel := s.call(ctx)
 	defer cancel()
 	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{

@@ -31,11 +31,15 @@ import (
 type reader func(ctx context.Context, limit int32, start item) (items []pageItem, last item, scanned int, err error)
 
 // QueryEntities returns one page of a query.
-func (s *Store) QueryEntities(ctx context.Context, account, table string, q store.Query) (store.Page, error) {
-	loc, err := s.locate(ctx, account, table)
-	if err != nil {
-		return store.Page{}, err
-	}
+func (s *Store) QueryEntities(ctx context.Context, account, table string, q store.Query) (page store.Page, err error) {
+	err = s.onTable(ctx, account, table, false, func(loc location) error {
+		page, err = s.queryEntities(ctx, loc, q)
+		return err
+	})
+	return page, err
+}
+
+func (s *Store) queryEntities(ctx context.Context, loc location, q store.Query) (store.Page, error) {
 	top := q.Top
 	if top <= 0 || top > 1000 {
 		top = 1000

@@ -14,11 +14,15 @@ import (
 
 // GetEntity reads one entity: one strongly consistent GetItem, plus one
 // TransactGetItems when the entity is larger than one item.
-func (s *Store) GetEntity(ctx context.Context, account, table, partitionKey, rowKey string) (*model.Entity, error) {
-	loc, err := s.locate(ctx, account, table)
-	if err != nil {
-		return nil, err
-	}
+func (s *Store) GetEntity(ctx context.Context, account, table, partitionKey, rowKey string) (e *model.Entity, err error) {
+	err = s.onTable(ctx, account, table, false, func(loc location) error {
+		e, err = s.getEntity(ctx, loc, partitionKey, rowKey)
+		return err
+	})
+	return e, err
+}
+
+func (s *Store) getEntity(ctx context.Context, loc location, partitionKey, rowKey string) (*model.Entity, error) {
 	if err := checkKey(partitionKey, loc.maxPKBytes()); err != nil {
 		return nil, err
 	}

@@ -451,3 +451,51 @@ func TestSharedServesPerTableTables(t *testing.T) {
 		t.Errorf("the old DynamoDB table after the purge: %q, %v; want it gone", status, err)
 	}
 }
+
+// TestSharedConfirmTable: with ConfirmTable (the Lambda functions), a table
+// deleted by another process is missing at once for a process whose cache
+// still holds it, and once created again, that process's reads and writes
+// reach the new table, never the old id.
+func TestSharedConfirmTable(t *testing.T) {
+	a := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, ConfirmTable: true})
+	ctx := dynamolocal.Context(t, testTimeout)
+	// b keeps its look-ups for an hour.
+	opts := a.opts
+	opts.CatalogCacheTTL = time.Hour
+	b, err := New(ctx, dynamolocal.Client(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CreateTable(ctx, "acct", "T"); err != nil {
+		t.Fatal(err)
+	}
+	old := newEntity("p", "r", props{"Old": edm.NewBoolean(true)})
+	if err := b.Write(ctx, "acct", "T", []store.Op{{Kind: store.OpInsert, Entity: old}}); err != nil {
+		t.Fatal(err) // b's cache now holds the table for an hour
+	}
+	if err := a.DeleteTable(ctx, "acct", "T"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GetEntity(ctx, "acct", "T", "p", "r"); !errors.Is(err, store.ErrTableNotFound) {
+		t.Errorf("GetEntity in the other process right after the delete: %v; want ErrTableNotFound", err)
+	}
+	if _, err := b.QueryEntities(ctx, "acct", "T", store.Query{Top: 10}); !errors.Is(err, store.ErrTableNotFound) {
+		t.Errorf("QueryEntities in the other process right after the delete: %v; want ErrTableNotFound", err)
+	}
+	// b looks the table up again, then a deletes and re-creates it.
+	waitRecreate(t, &testEnv{t: t, s: a, ctx: ctx, account: "acct", table: "T"})
+	if _, err := b.GetEntity(ctx, "acct", "T", "p", "r"); !errors.Is(err, store.ErrEntityNotFound) {
+		t.Fatalf("GetEntity of the new table: %v", err)
+	}
+	if err := a.DeleteTable(ctx, "acct", "T"); err != nil {
+		t.Fatal(err)
+	}
+	waitRecreate(t, &testEnv{t: t, s: a, ctx: ctx, account: "acct", table: "T"})
+	fresh := newEntity("p", "new", nil)
+	if err := b.Write(ctx, "acct", "T", []store.Op{{Kind: store.OpInsert, Entity: fresh}}); err != nil {
+		t.Fatalf("write through the stale cache: %v", err)
+	}
+	if _, err := a.GetEntity(ctx, "acct", "T", "p", "new"); err != nil {
+		t.Errorf("the write through the stale cache is not in the new table: %v", err)
+	}
+}

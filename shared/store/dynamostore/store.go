@@ -67,6 +67,13 @@ type Options struct {
 	// CatalogCacheTTL is how long the shared layout trusts a catalog
 	// look-up (see location.go). Default 1 s.
 	CatalogCacheTTL time.Duration
+	// ConfirmTable makes every entity operation of the shared layout that
+	// starts from a cached look-up confirm it with a concurrent catalog
+	// read (onTable), so a table deleted by another process is missing at
+	// once. The Lambda functions set it: each execution environment has
+	// its own cache. A lone process (serve) needs no confirmation: its own
+	// Delete Table empties its cache.
+	ConfirmTable bool
 	// PurgeGrace is how long after Delete Table its entities are left
 	// alone before the purge deletes them, so that a write sent just
 	// before the delete, from a process whose cache still held the table,

@@ -78,10 +78,10 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 	if len(ops) == 0 {
 		return nil
 	}
-	loc, err := s.locate(ctx, account, table)
-	if err != nil {
-		return err
-	}
+	return s.onTable(ctx, account, table, true, func(loc location) error { return s.write(ctx, loc, ops) })
+}
+
+func (s *Store) write(ctx context.Context, loc location, ops []store.Op) (err error) {
 	plans := make([]*plan, len(ops))
 	for i, op := range ops {
 		p, err := newPlan(&loc, i, op)
