@@ -83,6 +83,7 @@ func baseEnv(t testing.TB, endpoint, smURL, prefix string) []string {
 		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=512", "AWS_LAMBDA_FUNCTION_TIMEOUT=30",
 		lambdafn.EnvAccountName + "=" + auth.DevStoreAccountName,
 		lambdafn.EnvTablePrefix + "=" + prefix,
+		lambdafn.EnvSharedTable + "=" + prefix + "entities",
 		lambdafn.EnvKeysSecret + "=" + keysSecretID,
 		lambdafn.EnvDynamoDBEndpoint + "=" + endpoint,
 		lambdafn.EnvBasePath + "=" + httpAPIBasePath,
@@ -113,7 +114,7 @@ func startDeployment(t *testing.T, dir, rie string) *deployment {
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("tbfn") + "-"
 	ctx := dynamolocal.Context(t, time.Minute)
-	if _, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix}); err != nil {
+	if _, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}); err != nil {
 		t.Fatalf("create the catalog table: %v", err)
 	}
 	d := &deployment{fns: map[string]*rieFunction{}, secrets: newSecretsManager(t, keysSecretID, keysSecret(t)), prefix: prefix}
@@ -382,7 +383,7 @@ func TestBootstrapInitErrors(t *testing.T) {
 	dir := buildBootstraps(t, functionNames())
 	prefix := dynamolocal.UniqueName("tbinit") + "-"
 	ctx := dynamolocal.Context(t, time.Minute)
-	if _, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix}); err != nil {
+	if _, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}); err != nil {
 		t.Fatal(err)
 	}
 	sm := newSecretsManager(t, keysSecretID, keysSecret(t))

@@ -34,6 +34,7 @@ import (
 type iamPolicy struct {
 	fn           string
 	catalog      string
+	shared       string // the shared layout's table
 	tablePrefix  string // TablePrefix + account + "."
 	catalogAllow []string
 	dataAllow    []string
@@ -43,9 +44,9 @@ type iamPolicy struct {
 	used   map[string]bool
 }
 
-func newIAMPolicy(f lambdafn.Function, catalog, tablePrefix string) *iamPolicy {
+func newIAMPolicy(f lambdafn.Function, catalog, shared, tablePrefix string) *iamPolicy {
 	c, d := f.DynamoDBActions()
-	return &iamPolicy{fn: f.Name, catalog: catalog, tablePrefix: tablePrefix, catalogAllow: c, dataAllow: d, used: map[string]bool{}}
+	return &iamPolicy{fn: f.Name, catalog: catalog, shared: shared, tablePrefix: tablePrefix, catalogAllow: c, dataAllow: d, used: map[string]bool{}}
 }
 
 type access struct{ action, table string }
@@ -109,6 +110,8 @@ func (p *iamPolicy) allows(a access) bool {
 	switch {
 	case a.table == p.catalog:
 		return slices.Contains(p.catalogAllow, a.action)
+	case a.table == p.shared:
+		return a.action != "dynamodb:Scan" && slices.Contains(p.dataAllow, a.action)
 	case strings.HasPrefix(a.table, p.tablePrefix):
 		return slices.Contains(p.dataAllow, a.action)
 	}
@@ -160,9 +163,9 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 	logger := slog.New(lambdafn.NewLogHandler(slog.NewJSONHandler(ip.log, nil)))
 	catalog := prefix + "catalog"
 	for _, f := range lambdafn.Functions() {
-		pol := newIAMPolicy(f, catalog, prefix+auth.DevStoreAccountName+".")
+		pol := newIAMPolicy(f, catalog, prefix+"entities", prefix+auth.DevStoreAccountName+".")
 		client := dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure, lambdafn.MeterCapacity)
-		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, Protection: dynamostore.Protection{
+		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", ConfirmTable: true, Protection: dynamostore.Protection{
 			PointInTimeRecovery: dynamostore.PITRBestEffort, DeletionProtection: true, Tags: map[string]string{dynamostore.TagStack: "iam"}}})
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
@@ -196,7 +199,9 @@ func TestLeastPrivilege(t *testing.T) {
 	// creates it; the template's key schema is the store's.
 	ctx := dynamolocal.Context(t, time.Minute)
 	admin := dynamolocal.Client(t)
-	if _, err := dynamostore.New(ctx, admin, dynamostore.Options{TablePrefix: prefix}); err != nil {
+	// The catalog and the shared table exist before the functions start, as
+	// the template creates them.
+	if _, err := dynamostore.New(ctx, admin, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}); err != nil {
 		t.Fatal(err)
 	}
 	checkCatalogSchema(t, admin, prefix+"catalog")

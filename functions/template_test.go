@@ -113,7 +113,10 @@ func resourcesOfType(tpl *yaml.Node, typ string) map[string]*yaml.Node {
 const (
 	catalogARN = "!GetAtt CatalogTable.Arn"
 	tablesARN  = "!Sub arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/${TablePrefix}${AccountName}.*"
-	secretRef  = "!Ref AccountKeysSecret"
+	// The shared layout's table and its order index.
+	sharedARN      = "!GetAtt EntityTable.Arn"
+	sharedIndexARN = "!Sub ${EntityTable.Arn}/index/*"
+	secretRef      = "!Ref AccountKeysSecret"
 )
 
 func TestTemplateFunctions(t *testing.T) {
@@ -131,7 +134,9 @@ func TestTemplateFunctions(t *testing.T) {
 	fns := resourcesOfType(tpl, "AWS::Serverless::Function")
 	var ids []string
 	for id := range fns {
-		ids = append(ids, id)
+		if id != purgeFunctionID { // no API route: TestTemplatePurgeFunction
+			ids = append(ids, id)
+		}
 	}
 	var want []string
 	for _, f := range lambdafn.Functions() {
@@ -250,6 +255,12 @@ func checkPolicy(t *testing.T, f lambdafn.Function, policies *yaml.Node) {
 	want := map[string][]string{catalogARN: catalog, secretRef: {"secretsmanager:GetSecretValue"}}
 	if len(data) > 0 {
 		want[tablesARN] = data
+	}
+	if table, index := f.SharedTableActions(); len(table) > 0 {
+		want[sharedARN] = table
+		if len(index) > 0 {
+			want[sharedIndexARN] = index
+		}
 	}
 	for res, actions := range got {
 		slices.Sort(actions)
@@ -449,14 +460,8 @@ func TestTemplateResources(t *testing.T) {
 			env[k] = "tablebridge-"
 		case "!Ref CatalogTable":
 			env[k] = "tablebridge-catalog"
-		case "!Ref DynamoDBLayout":
-			// Every value the parameter allows configures a function.
-			for _, allowed := range get(tpl, "Parameters", "DynamoDBLayout", "AllowedValues").Content {
-				if _, ok := dynamostore.ParseLayout(allowed.Value); !ok {
-					t.Errorf("DynamoDBLayout allows %q, which the store does not know", allowed.Value)
-				}
-			}
-			env[k] = str(get(tpl, "Parameters", "DynamoDBLayout", "Default"))
+		case "!Ref EntityTable":
+			env[k] = "tablebridge-entities"
 		case secretRef:
 			env[k] = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tablebridge/x-AbCdEf"
 		case "!Ref AWS::StackName":
@@ -614,4 +619,64 @@ func TestTemplateProfiles(t *testing.T) {
 	if str(get(res, "TableServiceUrlPermission", "Properties", "FunctionUrlAuthType")) != "NONE" {
 		t.Error("the Function URL needs its public invoke permission")
 	}
+}
+
+// purgeFunctionID is the scheduled function of lambdafn.MainPurge.
+const purgeFunctionID = "PurgeTablesFunction"
+
+// TestTemplatePurgeFunction: the purge function runs functions/purgetables
+// on a schedule, one run at a time, with exactly lambdafn.PurgeActions on
+// the catalog, the shared table and its index, and the per-table tables;
+// it reads no keys and has no route.
+func TestTemplatePurgeFunction(t *testing.T) {
+	tpl := loadTemplate(t)
+	r := resourcesOfType(tpl, "AWS::Serverless::Function")[purgeFunctionID]
+	if r == nil {
+		t.Fatal("no purge function")
+	}
+	if got := str(get(r, "Properties", "CodeUri")); got != "build/"+lambdafn.PurgeFunctionName {
+		t.Errorf("CodeUri = %q", got)
+	}
+	main, err := os.ReadFile(filepath.Join(lambdafn.PurgeFunctionName, "main.go"))
+	if err != nil || !strings.Contains(string(main), "lambdafn.MainPurge()") {
+		t.Errorf("functions/%s/main.go does not run lambdafn.MainPurge: %v", lambdafn.PurgeFunctionName, err)
+	}
+	ev := get(r, "Properties", "Events", "Schedule")
+	if str(get(ev, "Type")) != "ScheduleV2" || str(get(ev, "Properties", "ScheduleExpression")) == "" {
+		t.Errorf("want a ScheduleV2 event")
+	}
+	if str(get(r, "Properties", "ReservedConcurrentExecutions")) != "1" {
+		t.Errorf("ReservedConcurrentExecutions = %q, want 1", str(get(r, "Properties", "ReservedConcurrentExecutions")))
+	}
+	catalog, shared, perTable := lambdafn.PurgeActions()
+	want := map[string][]string{catalogARN: catalog, sharedARN: {"dynamodb:BatchWriteItem"}, sharedIndexARN: {"dynamodb:Query"}, tablesARN: perTable}
+	if !slices.Equal(shared, []string{"dynamodb:BatchWriteItem", "dynamodb:Query"}) {
+		t.Errorf("PurgeActions shared = %v: update this test and the template", shared)
+	}
+	got := map[string][]string{}
+	for _, p := range get(r, "Properties", "Policies").Content {
+		for _, st := range get(p, "Statement").Content {
+			for _, res := range scalars(get(st, "Resource")) {
+				got[res] = append(got[res], scalars(get(st, "Action"))...)
+			}
+		}
+	}
+	for res, actions := range got {
+		slices.Sort(actions)
+		if !slices.Equal(actions, want[res]) {
+			t.Errorf("on %s: actions %v, want %v", res, actions, want[res])
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("statements on %v, want %v", mappingKeysOf(got), mappingKeysOf(want))
+	}
+}
+
+func mappingKeysOf(m map[string][]string) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
+	"os"
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
@@ -19,6 +21,7 @@ type dynamoFlags struct {
 	region   string
 	prefix   string
 	layout   string
+	shared   string
 	// timeout bounds each DynamoDB request, retries included.
 	timeout time.Duration
 }
@@ -27,8 +30,9 @@ func (d *dynamoFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.endpoint, "dynamodb-endpoint", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: AWS)")
 	fs.StringVar(&d.region, "dynamodb-region", "", "AWS region (default: the AWS config chain, else us-east-1)")
 	fs.StringVar(&d.prefix, "table-prefix", "tablebridge-", "prefix of every DynamoDB table tablebridge creates")
-	fs.StringVar(&d.layout, "dynamodb-layout", string(dynamostore.LayoutOrdered),
-		"layout of new tables: ordered (an index answers queries across partitions in key order) or unordered (such queries Scan)")
+	fs.StringVar(&d.layout, "dynamodb-layout", layoutShared,
+		"layout of new tables: shared (every table in one DynamoDB table), or a DynamoDB table per Azure table, ordered (an index answers queries across partitions in key order) or unordered (such queries Scan); tables created earlier stay as they are")
+	fs.StringVar(&d.shared, "shared-table", "", "the DynamoDB table of the shared layout (default: the table prefix + \"entities\")")
 	fs.DurationVar(&d.timeout, "dynamodb-timeout", 10*time.Second, "longest wait for one DynamoDB request, retries included")
 }
 
@@ -48,10 +52,32 @@ func (d *dynamoFlags) open(ctx context.Context) (store.Store, error) {
 	return st, nil
 }
 
+// purgeEvery is how often serve looks for deleted tables to purge.
+const purgeEvery = 10 * time.Second
+
+// layoutShared is -dynamodb-layout's name of the shared layout; the other
+// names are dynamostore.Layout's, of the per-table layout.
+const layoutShared = "shared"
+
+// sharedTable is the shared layout's DynamoDB table, "" for the per-table
+// layout.
+func (d *dynamoFlags) sharedTable() string {
+	if d.layout != layoutShared {
+		return ""
+	}
+	if d.shared != "" {
+		return d.shared
+	}
+	return d.prefix + "entities"
+}
+
 func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error) {
-	layout, ok := dynamostore.ParseLayout(d.layout)
-	if !ok {
-		return nil, fmt.Errorf("-dynamodb-layout %q: want ordered or unordered", d.layout)
+	layout := dynamostore.LayoutOrdered
+	if d.layout != layoutShared {
+		var ok bool
+		if layout, ok = dynamostore.ParseLayout(d.layout); !ok {
+			return nil, fmt.Errorf("-dynamodb-layout %q: want shared, ordered or unordered", d.layout)
+		}
 	}
 	if d.endpoint != "" {
 		// A DynamoDB Local that is not running fails now, not after the
@@ -66,10 +92,13 @@ func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error
 	if err != nil {
 		return nil, err
 	}
-	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: d.prefix, Layout: layout, RequestTimeout: d.timeout,
+	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: d.prefix, Layout: layout, SharedTable: d.sharedTable(), RequestTimeout: d.timeout,
 		// A DynamoDB Local restarted in memory loses the catalog; serve
 		// makes it again as at first start.
-		RecreateCatalog: true})
+		RecreateCatalog: true,
+		// The server purges deleted tables of the shared layout itself.
+		PurgeEvery: purgeEvery,
+		Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb store: %w", err)
 	}

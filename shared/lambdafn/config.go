@@ -38,6 +38,10 @@ const (
 	// EnvDynamoDBLayout is ordered (the default) or unordered: whether new
 	// tables get the order index (dynamostore.Options.Layout).
 	EnvDynamoDBLayout = "TABLEBRIDGE_DYNAMODB_LAYOUT"
+	// EnvSharedTable names the DynamoDB table of the shared layout
+	// (template.yaml's EntityTable), which holds every Azure table created
+	// from then on; empty: new tables get a DynamoDB table each.
+	EnvSharedTable = "TABLEBRIDGE_SHARED_TABLE"
 	// EnvBasePath is the HTTP API's mapping key on the custom domain
 	// (template.yaml's HttpApiBasePath), empty without a custom domain or
 	// with a root mapping. HTTP API events leave it out of rawPath, but the
@@ -80,6 +84,7 @@ type Config struct {
 	AccountName      string
 	TablePrefix      string
 	CatalogTable     string
+	SharedTable      string
 	KeysSecret       string
 	UseEmulatorKey   bool
 	DynamoDBEndpoint string
@@ -100,6 +105,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		AccountName:      strings.TrimSpace(getenv(EnvAccountName)),
 		TablePrefix:      strings.TrimSpace(getenv(EnvTablePrefix)),
 		CatalogTable:     strings.TrimSpace(getenv(EnvCatalogTable)),
+		SharedTable:      strings.TrimSpace(getenv(EnvSharedTable)),
 		KeysSecret:       strings.TrimSpace(getenv(EnvKeysSecret)),
 		DynamoDBEndpoint: strings.TrimSpace(getenv(EnvDynamoDBEndpoint)),
 		BasePath:         strings.Trim(strings.TrimSpace(getenv(EnvBasePath)), "/"),

@@ -7,44 +7,52 @@ import (
 )
 
 // DynamoDB IAM actions by store method, split by the table they touch: the
-// catalog table, or the account's data tables (one per Azure table). They
-// follow shared/store/dynamostore: the catalog holds table names, states,
-// ACLs and service properties; transactions (TransactWriteItems,
-// TransactGetItems) are authorized by the PutItem, UpdateItem, DeleteItem
-// and GetItem of each item ("Using IAM with DynamoDB transactions"), and the
-// store uses no ConditionCheck.
+// catalog table, or the data tables (the shared table and its index, and
+// the account's per-table tables of earlier releases). They follow
+// shared/store/dynamostore in the shared layout, which template.yaml
+// deploys: the catalog holds table names, ids, states, ACLs, service
+// properties and purge items; entity operations look their table up in it;
+// transactions (TransactWriteItems, TransactGetItems) are authorized by the
+// PutItem, UpdateItem, DeleteItem and GetItem of each item ("Using IAM with
+// DynamoDB transactions"), and the store uses no ConditionCheck. Nothing a
+// request does creates, deletes or updates a DynamoDB table: the purge
+// function (PurgeActions) deletes what Delete Table leaves.
 var storeActions = map[StoreMethod]struct{ catalog, data []string }{
 	operation.StoreGetTable:             {catalog: []string{"dynamodb:GetItem"}},
 	operation.StoreGetServiceProperties: {catalog: []string{"dynamodb:GetItem"}},
 	operation.StoreQueryTables:          {catalog: []string{"dynamodb:Query"}},
 	operation.StoreSetTableACL:          {catalog: []string{"dynamodb:UpdateItem"}},
 	operation.StoreSetServiceProperties: {catalog: []string{"dynamodb:PutItem"}},
-	// Claim the name (PutItem), take over a stale claim or mark it active
-	// (UpdateItem), release a failed claim or finish an old delete
-	// (DeleteItem); create the table and wait until it is ACTIVE, and delete
-	// a half-deleted one of the same name.
-	operation.StoreCreateTable: {
-		catalog: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-		// Tags on CreateTable need TagResource; point-in-time recovery is
-		// UpdateContinuousBackups once the table is ACTIVE.
-		data: []string{"dynamodb:CreateTable", "dynamodb:DescribeTable", "dynamodb:DeleteTable",
-			"dynamodb:TagResource", "dynamodb:UpdateContinuousBackups"},
-	},
-	operation.StoreDeleteTable: {
-		catalog: []string{"dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-		// UpdateTable lifts deletion protection, DescribeTable waits for
-		// ACTIVE again, then DeleteTable.
-		data: []string{"dynamodb:DeleteTable", "dynamodb:UpdateTable", "dynamodb:DescribeTable"},
-	},
-	// GetItem, plus TransactGetItems for an entity split over items.
-	operation.StoreGetEntity: {data: []string{"dynamodb:GetItem"}},
-	// Query (one partition) or Scan, and a GetItem that tells a missing
-	// table from an empty result.
-	operation.StoreQueryEntities: {data: []string{"dynamodb:Query", "dynamodb:Scan", "dynamodb:GetItem"}},
+	// One conditional PutItem of the entry; a name a per-table create or
+	// delete left half way goes to the purge in a TransactWriteItems of
+	// two PutItems.
+	operation.StoreCreateTable: {catalog: []string{"dynamodb:PutItem"}},
+	// Read the entry, then one TransactWriteItems: mark it deleted
+	// (UpdateItem) and add the purge item (PutItem).
+	operation.StoreDeleteTable: {catalog: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem"}},
+	// The table's look-up (catalog GetItem), then GetItem, plus
+	// TransactGetItems for an entity split over items.
+	operation.StoreGetEntity: {catalog: []string{"dynamodb:GetItem"}, data: []string{"dynamodb:GetItem"}},
+	// Query (one partition, or the order index's shards), Scan on a
+	// per-table table without the index, and a GetItem that tells a missing
+	// per-table table from an empty result.
+	operation.StoreQueryEntities: {catalog: []string{"dynamodb:GetItem"}, data: []string{"dynamodb:Query", "dynamodb:Scan", "dynamodb:GetItem"}},
 	// PutItem, UpdateItem, DeleteItem, or TransactWriteItems of those; the
 	// slow path of large entities reads the stored version first (GetItem,
 	// TransactGetItems).
-	operation.StoreWrite: {data: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:GetItem"}},
+	operation.StoreWrite: {catalog: []string{"dynamodb:GetItem"}, data: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:GetItem"}},
+}
+
+// PurgeActions are the purge function's DynamoDB actions: on the catalog,
+// find due purges (Query), lease them (UpdateItem) and end them
+// (DeleteItem); on the shared table, read a deleted table's shards from the
+// order index (Query) and delete its items (BatchWriteItem); on the
+// per-table tables, delete a deleted one's DynamoDB table after lifting its
+// deletion protection (UpdateTable, DescribeTable, DeleteTable).
+func PurgeActions() (catalog, shared, perTable []string) {
+	return []string{"dynamodb:DeleteItem", "dynamodb:DescribeTable", "dynamodb:Query", "dynamodb:UpdateItem"},
+		[]string{"dynamodb:BatchWriteItem", "dynamodb:Query"},
+		[]string{"dynamodb:DeleteTable", "dynamodb:DescribeTable", "dynamodb:UpdateTable"}
 }
 
 // initCatalogActions are what every function needs at init:
@@ -65,4 +73,23 @@ func (f Function) DynamoDBActions() (catalog, data []string) {
 	slices.Sort(catalog)
 	slices.Sort(data)
 	return slices.Compact(catalog), slices.Compact(data)
+}
+
+// SharedTableActions splits the function's data actions (DynamoDBActions)
+// by resource in the shared table: the table itself takes them all but
+// Scan, which the store never runs on it (a Scan is only the fallback of a
+// per-table table without the order index), and its order index only
+// Query.
+func (f Function) SharedTableActions() (table, index []string) {
+	_, data := f.DynamoDBActions()
+	for _, a := range data {
+		if a == "dynamodb:Scan" {
+			continue
+		}
+		table = append(table, a)
+		if a == "dynamodb:Query" {
+			index = append(index, a)
+		}
+	}
+	return table, index
 }

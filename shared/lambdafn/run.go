@@ -165,7 +165,9 @@ func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Accou
 func openStore(ctx context.Context, awsCfg aws.Config, cfg Config) (*dynamostore.Store, error) {
 	client := dynamostore.NewClientFromConfig(awsCfg, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint}, MeterCapacity)
 	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: cfg.TablePrefix, CatalogTable: cfg.CatalogTable, Layout: cfg.DynamoDBLayout,
-		Protection: cfg.Protection})
+		// Each execution environment caches look-ups of its own: confirm
+		// them, so a table deleted elsewhere is missing at once.
+		SharedTable: cfg.SharedTable, ConfirmTable: true, Protection: cfg.Protection})
 	if err != nil {
 		return nil, fmt.Errorf("lambdafn: DynamoDB store (catalog table %s): %w", cfg.CatalogTable, err)
 	}

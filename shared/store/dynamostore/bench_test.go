@@ -130,19 +130,19 @@ func BenchmarkCodec(b *testing.B) {
 	b.Run("buildItems", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := buildItems(e); err != nil {
+			if _, err := buildItems(testLoc, e); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	ei, err := buildItems(e)
+	ei, err := buildItems(testLoc, e)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("decodeItems", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := decodeItems(ei.main, nil); err != nil {
+			if _, err := decodeItems(testLoc, ei.main, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -15,6 +15,14 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceShared runs the suite on the shared layout: every Azure
+// table of the store in one DynamoDB table.
+func TestConformanceShared(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return newSharedStore(t, Options{})
+	})
+}
+
 // TestConformanceUnordered runs the suite on tables without the order
 // index, whose queries across partitions Scan.
 func TestConformanceUnordered(t *testing.T) {

@@ -3,7 +3,73 @@
 // the data stays readable with any AWS tool, and it spends the fewest
 // requests the Azure semantics allow.
 //
-// # Tables
+// # Layouts
+//
+// Two layouts, and one deployment can hold both: each catalog entry says
+// where its table lives.
+//
+//   - Shared (Options.SharedTable; the default of template.yaml and of
+//     `serve -store dynamodb`): every Azure table of the deployment, of
+//     every account, in one DynamoDB table. See "Shared layout" below.
+//   - Per table (the layout of earlier releases, still served): one
+//     DynamoDB table per Azure table. See "Tables".
+//
+// # Shared layout
+//
+// Why: the Table service lets an account hold any number of tables, while
+// an AWS account holds 2,500 DynamoDB tables per region by default (10,000
+// at most), shared with everything else it runs; and DynamoDB's CreateTable
+// leaves a table CREATING for seconds, which Create Table would have to
+// wait out on the request path.
+//
+// Keys: the hash key PartitionKey holds "<account>/<id>/" and the encoded
+// Azure PartitionKey, the range key RowKey the encoded RowKey; every
+// property stays its own attribute, as in the per-table layout, so items
+// stay readable with AWS tools. The id is a random 64-bit number (16 hex
+// digits) the catalog assigns at Create Table: a table deleted and created
+// again under the same name never sees the old one's entities. Azure
+// forbids '/' in keys and account names, so the prefix ends unambiguously;
+// it leaves 2,048 bytes minus its length (about 40) for the PartitionKey.
+// The order index (see "Ordered layout") has the same name and sort key,
+// and its hash key $s is a string, "<account>/<id>/<shard>", so each shard
+// of each Azure table is one index partition.
+//
+// Catalog: Create Table is one conditional PutItem of an active entry with
+// a fresh id, so two racing creates cannot both win, and nothing waits.
+// Delete Table reads the entry and marks it deleted in one
+// TransactWriteItems that also adds a purge item; from then on Get Table,
+// Query Tables and every entity operation answer as for a missing table.
+// The purge (purge.go) deletes the items later, resumably and at
+// Options.PurgeRate, from a scheduled Lambda function on AWS and from the
+// server itself on `serve`. It costs a write unit per item (twice: the
+// index's copy too), where the per-table layout's DeleteTable is free.
+//
+// Look-ups: an entity operation must know its table's id. It reads the
+// catalog entry (one consistent GetItem) and keeps it for CatalogCacheTTL
+// (1 s), so a busy table costs one extra read a second per process and
+// each operation stays one DynamoDB request. This process's own Delete
+// Table drops the entry at once. Another process (another Lambda execution
+// environment) would serve a deleted table for up to the TTL, so with
+// Options.ConfirmTable (the functions set it) an operation started from
+// the cache reads the entry too, concurrently, and counts only if the
+// entry still names the same table (location.go, onTable). Two rules keep
+// the remaining window harmless: a deleted name is given out again only after the TTL plus
+// a second for clock differences (until then Create Table answers 409
+// TableBeingDeleted, as Azure does for about 40 s after a delete; the id
+// would allow re-creating at once, but a process still holding the old id
+// could then write to it after the client saw the new table), and the
+// purge starts only PurgeGrace (1 minute) after the delete, so no write
+// sent just before it lands behind the purge.
+//
+// Throughput: every Azure table shares the one DynamoDB table's limits:
+// on demand, 40,000 read and 40,000 write units per second by default
+// (raised through Service Quotas), against Azure's scalability target of
+// 20,000 entities per second for a whole storage account. One busy Azure
+// table spreads over DynamoDB partitions by its PartitionKeys, as in the
+// per-table layout (each partition takes 1,000 WCU and 3,000 RCU per
+// second), and its index writes over 20 shards.
+//
+// # Tables (the per-table layout)
 //
 // Each Azure table is one DynamoDB table named TablePrefix + account + "." +
 // lower-cased table name (bytes outside [A-Za-z0-9-] escaped as _xx), with

@@ -36,11 +36,15 @@ func (s *Store) AddOrderIndex(ctx context.Context, account, table string) (Index
 	if _, err := s.GetTable(ctx, account, table); err != nil {
 		return IndexReport{}, err
 	}
-	phys, err := s.physicalName(account, table)
+	loc, err := s.locate(ctx, account, table)
 	if err != nil {
 		return IndexReport{}, err
 	}
+	phys := loc.table
 	rep := IndexReport{Table: phys}
+	if loc.shared() {
+		return rep, nil // the shared table's index holds every entity it has
+	}
 	if err := s.backfillOrder(ctx, phys, &rep); err != nil {
 		return rep, err
 	}
@@ -63,7 +67,7 @@ func (s *Store) AddOrderIndex(ctx context.Context, account, table string) (Index
 		cctx, cancel := s.call(ctx)
 		_, err := s.db.UpdateTable(cctx, &dynamodb.UpdateTableInput{
 			TableName:                   aws.String(phys),
-			AttributeDefinitions:        orderAttributeDefinitions(),
+			AttributeDefinitions:        orderAttributeDefinitions(false),
 			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: create}},
 		})
 		cancel()
@@ -177,7 +181,7 @@ func (s *Store) backfillOrder(ctx context.Context, phys string, rep *IndexReport
 }
 
 func (s *Store) addOrderAttrs(ctx context.Context, phys string, key item) error {
-	shard, order := orderAttrs(stringAttr(key, attrPartitionKey), stringAttr(key, attrRowKey))
+	shard, order := orderAttrs(&location{table: phys}, stringAttr(key, attrPartitionKey), stringAttr(key, attrRowKey))
 	cctx, cancel := s.call(ctx)
 	defer cancel()
 	_, err := s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{

@@ -86,9 +86,9 @@ type encodedProp struct {
 // later merge can check the property count in its condition. A larger one
 // is packed first-fit-decreasing into a main item and overflow items that
 // share a fresh generation id.
-func buildItems(e *model.Entity) (entityItems, error) {
-	pk, rk := encodeKey(e.PartitionKey), encodeKey(e.RowKey)
-	if err := checkKey(e.PartitionKey, maxHashKeyBytes); err != nil {
+func buildItems(loc *location, e *model.Entity) (entityItems, error) {
+	pk, rk := loc.pk(e.PartitionKey), encodeKey(e.RowKey)
+	if err := checkKey(e.PartitionKey, loc.maxPKBytes()); err != nil {
 		return entityItems{}, err
 	}
 	if err := checkKey(e.RowKey, maxRangeKeyBytes); err != nil {
@@ -115,7 +115,7 @@ func buildItems(e *model.Entity) (entityItems, error) {
 	main[attrTimestamp] = &types.AttributeValueMemberS{Value: formatTime(e.Timestamp)}
 	// The order index attributes, on main items only, so overflow items
 	// stay out of the index.
-	main[attrShard], main[attrOrder] = orderAttrs(pk, rk)
+	main[attrShard], main[attrOrder] = orderAttrs(loc, pk, rk)
 	if len(props) > 0 {
 		main[attrCount] = &types.AttributeValueMemberN{Value: strconv.Itoa(len(props))}
 	}
@@ -203,7 +203,7 @@ func stringAttr(it item, name string) string {
 }
 
 // decodeItems rebuilds an entity from its main item and overflow items.
-func decodeItems(main item, chunks []item) (*model.Entity, error) {
+func decodeItems(loc *location, main item, chunks []item) (*model.Entity, error) {
 	pk, rk := stringAttr(main, attrPartitionKey), stringAttr(main, attrRowKey)
 	if pk == "" || rk == "" {
 		return nil, fmt.Errorf("%w: missing keys", errCorrupt)
@@ -217,7 +217,7 @@ func decodeItems(main item, chunks []item) (*model.Entity, error) {
 		n += len(c)
 	}
 	e := &model.Entity{
-		PartitionKey: decodeKey(pk),
+		PartitionKey: loc.unpk(pk),
 		RowKey:       decodeKey(rk),
 		Timestamp:    ts,
 		Properties:   make(map[string]edm.Value, n),

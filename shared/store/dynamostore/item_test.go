@@ -63,7 +63,7 @@ func TestBuildItems(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ei, err := buildItems(c.entity)
+			ei, err := buildItems(testLoc, c.entity)
 			if err != nil {
 				t.Fatalf("buildItems: %v", err)
 			}
@@ -98,7 +98,7 @@ func TestBuildItems(t *testing.T) {
 			case !ei.chunked() && len(c.entity.Properties) > 0 && (!hasCount || count.Value != strconv.Itoa(len(c.entity.Properties))):
 				t.Errorf("$n = %v; want %d", count, len(c.entity.Properties))
 			}
-			back, err := decodeItems(ei.main, ei.chunks)
+			back, err := decodeItems(testLoc, ei.main, ei.chunks)
 			if err != nil {
 				t.Fatalf("decodeItems: %v", err)
 			}
@@ -136,7 +136,7 @@ func TestBuildItemsErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := buildItems(c.entity)
+			_, err := buildItems(testLoc, c.entity)
 			if err == nil {
 				t.Fatal("buildItems succeeded; want an error")
 			}
@@ -149,14 +149,14 @@ func TestBuildItemsErrors(t *testing.T) {
 		})
 	}
 	t.Run("RowKeyAtLimitSingleItem", func(t *testing.T) {
-		if _, err := buildItems(entityWith("p", strings.Repeat("r", 1024), nil)); err != nil {
+		if _, err := buildItems(testLoc, entityWith("p", strings.Repeat("r", 1024), nil)); err != nil {
 			t.Errorf("a 1024-byte RowKey on a one-item entity: %v", err)
 		}
 	})
 }
 
 func TestDecodeItemsErrors(t *testing.T) {
-	good, err := buildItems(entityWith("p", "r", map[string]edm.Value{"A": edm.NewInt32(1)}))
+	good, err := buildItems(testLoc, entityWith("p", "r", map[string]edm.Value{"A": edm.NewInt32(1)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestDecodeItemsErrors(t *testing.T) {
 				it[k] = v
 			}
 			c.mutate(it)
-			if _, err := decodeItems(it, nil); !errors.Is(err, errCorrupt) {
+			if _, err := decodeItems(testLoc, it, nil); !errors.Is(err, errCorrupt) {
 				t.Errorf("decodeItems = %v; want errCorrupt", err)
 			}
 		})
@@ -210,13 +210,13 @@ func TestCheckTransaction(t *testing.T) {
 		// 5 entities of ~1 MiB: 20 actions, about 5 MB.
 		e := entityWith("p", fmt.Sprint("r", i), binaries(16, 60<<10))
 		ops = append(ops, store.Op{Kind: store.OpInsert, Entity: e})
-		p, err := newPlan(i, ops[i])
+		p, err := newPlan(testLoc, i, ops[i])
 		if err != nil {
 			t.Fatal(err)
 		}
 		plans = append(plans, p)
 	}
-	actions, owners := buildActions("tbl", plans)
+	actions, owners := buildActions(testLoc, plans)
 	err := checkTransaction(actions, owners, plans)
 	var opErr *store.OpError
 	if !errors.As(err, &opErr) || opErr.Index != 4 || !errors.Is(err, store.ErrEntityTooLarge) {

@@ -40,9 +40,18 @@ func newTestStoreWith(t testing.TB, opts Options, optFns ...func(*dynamodb.Optio
 	t.Helper()
 	client := dynamolocal.Client(t, optFns...)
 	opts.TablePrefix = dynamolocal.UniqueName("tb") + "."
+	if opts.SharedTable == sharedTestTable {
+		opts.SharedTable = opts.TablePrefix + "entities"
+	}
 	s, err := New(dynamolocal.Context(t, testTimeout), client, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
+	}
+	if opts.SharedTable != "" {
+		// What template.yaml declares on AWS.
+		if err := s.ensureTable(dynamolocal.Context(t, testTimeout), s.sharedTableInput()); err != nil {
+			t.Fatalf("create the shared table: %v", err)
+		}
 	}
 	return s
 }
@@ -150,7 +159,7 @@ func shortValue(v edm.Value) string {
 // included, read with the raw client.
 func (env *testEnv) rawItems(pk string) []item {
 	env.t.Helper()
-	phys, err := env.s.physicalName(env.account, env.table)
+	loc, err := env.s.locate(env.ctx, env.account, env.table)
 	if err != nil {
 		env.t.Fatal(err)
 	}
@@ -158,11 +167,11 @@ func (env *testEnv) rawItems(pk string) []item {
 	var start item
 	for {
 		out, err := env.s.db.Query(env.ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(phys),
+			TableName:                 aws.String(loc.table),
 			ConsistentRead:            aws.Bool(true),
 			KeyConditionExpression:    aws.String("#pk = :pk"),
 			ExpressionAttributeNames:  map[string]string{"#pk": attrPartitionKey},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(encodeKey(pk))},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(loc.pk(pk))},
 			ExclusiveStartKey:         start,
 		})
 		if err != nil {
@@ -210,3 +219,16 @@ func (c *callCounter) take() map[string]int {
 func contextWithTimeout(env *testEnv, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(env.ctx, d)
 }
+
+// sharedTestTable in Options.SharedTable asks newTestStoreWith for a shared
+// table of the test's own.
+const sharedTestTable = "shared"
+
+// newSharedStore returns a store whose new tables go to a shared table.
+func newSharedStore(t testing.TB, opts Options) *Store {
+	opts.SharedTable = sharedTestTable
+	return newTestStoreWith(t, opts)
+}
+
+// testLoc is a per-table location for the unit tests of the item codec.
+var testLoc = &location{table: "tbl"}

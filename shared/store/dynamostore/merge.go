@@ -6,7 +6,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,14 +70,14 @@ func compareKeyed(a, b *keyed) int {
 	return cmp.Or(strings.Compare(a.pk, b.pk), strings.Compare(a.rk, b.rk))
 }
 
-func newKeyed(pi pageItem) keyed {
+func newKeyed(loc *location, pi pageItem) keyed {
 	k := keyed{pi: pi}
 	if pi.entity != nil {
 		k.pk, k.rk = pi.entity.PartitionKey, pi.entity.RowKey
-		k.spk, k.srk = encodeKey(k.pk), encodeKey(k.rk)
+		k.spk, k.srk = loc.pk(k.pk), encodeKey(k.rk)
 	} else {
 		k.spk, k.srk = stringAttr(pi.it, attrPartitionKey), stringAttr(pi.it, attrRowKey)
-		k.pk, k.rk = decodeKey(k.spk), decodeKey(k.srk)
+		k.pk, k.rk = loc.unpk(k.spk), decodeKey(k.srk)
 	}
 	n := len(k.spk) + 1 + len(k.srk) // len(fullOrderKey(spk, srk))
 	k.capped = n > maxOrderBytes
@@ -104,7 +103,7 @@ type shardStream struct {
 // merger merges the shards of one query.
 type merger struct {
 	s      *Store
-	phys   string
+	loc    *location
 	cond   string
 	names  map[string]string
 	after  *store.Cursor
@@ -113,16 +112,16 @@ type merger struct {
 
 // orderedReader reads a query across partitions from the order index.
 // empty reports that no key can match.
-func (s *Store) orderedReader(phys string, q store.Query) (reader, bool) {
+func (s *Store) orderedReader(loc *location, q store.Query) (reader, bool) {
 	var after *cursorKeys
 	if q.After != nil {
-		after = &cursorKeys{pk: encodeKey(q.After.PartitionKey), rk: encodeKey(q.After.RowKey)}
+		after = &cursorKeys{pk: loc.pk(q.After.PartitionKey), rk: encodeKey(q.After.RowKey)}
 	}
-	lo, hi, empty := orderBounds(q.Keys.PartitionKey, after)
+	lo, hi, empty := orderBounds(loc, q.Keys.PartitionKey, after)
 	if empty {
 		return nil, true
 	}
-	m := &merger{s: s, phys: phys, after: q.After, names: map[string]string{"#s": attrShard}}
+	m := &merger{s: s, loc: loc, after: q.After, names: map[string]string{"#s": attrShard}}
 	values := map[string]types.AttributeValue{}
 	m.cond = "#s = :s"
 	switch {
@@ -144,7 +143,7 @@ func (s *Store) orderedReader(phys string, q store.Query) (reader, bool) {
 	}
 	for i := range orderShards {
 		shardValues := maps.Clone(values)
-		shardValues[":s"] = &types.AttributeValueMemberN{Value: strconv.Itoa(i)}
+		shardValues[":s"] = loc.shardValue(i)
 		m.shards = append(m.shards, &shardStream{values: shardValues})
 	}
 	return m.read, false
@@ -198,12 +197,12 @@ func (m *merger) fill(ctx context.Context, want int) (int, error) {
 	}
 	limit := int32(min((want+orderShards-1)/orderShards+1, 1000))
 	probed := 0
-	if _, seen := m.s.indexSeen.Load(m.phys); !seen {
+	if _, seen := m.s.indexSeen.Load(m.loc.table); !seen {
 		n, err := m.fillShards(ctx, need[:1], limit)
 		if err != nil {
 			return n, err
 		}
-		m.s.indexSeen.Store(m.phys, struct{}{})
+		m.s.indexSeen.Store(m.loc.table, struct{}{})
 		probed, need = n, need[1:]
 	}
 	n, err := m.fillShards(ctx, need, limit)
@@ -239,9 +238,9 @@ func (m *merger) fillShards(ctx context.Context, need []*shardStream, limit int3
 func (m *merger) readShard(ctx context.Context, sh *shardStream, limit int32) (int, error) {
 	cctx, cancel := m.s.call(ctx)
 	defer cancel()
-	var sink entitySink
+	sink := entitySink{loc: m.loc}
 	out, err := m.s.db.Query(cctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(m.phys),
+		TableName:                 aws.String(m.loc.table),
 		IndexName:                 aws.String(orderIndex),
 		KeyConditionExpression:    aws.String(m.cond),
 		ExpressionAttributeNames:  m.names,
@@ -259,7 +258,7 @@ func (m *merger) readShard(ctx context.Context, sh *shardStream, limit int32) (i
 	sh.done = out.LastEvaluatedKey == nil
 	items := sh.held
 	for _, pi := range sink.pageItems(out.Items) {
-		items = append(items, newKeyed(pi))
+		items = append(items, newKeyed(m.loc, pi))
 	}
 	// Keep back a trailing group of equal truncated encodings that the
 	// next page may continue; sort the rest by key, which fixes the order

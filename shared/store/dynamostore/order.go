@@ -2,7 +2,6 @@ package dynamostore
 
 import (
 	"hash/fnv"
-	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,7 +15,7 @@ import (
 // key order. A global secondary index on (attrShard, attrOrder) then holds
 // each shard in key order, and a query merges the shards.
 const (
-	attrShard = "$s" // N: 0 ... orderShards-1
+	attrShard = "$s" // N: 0 ... orderShards-1; S in the shared table: prefix and number
 	attrOrder = "$o" // B: orderKey, at most maxOrderBytes
 	// orderIndex names the index; the shard count is part of the name, so a
 	// different count would be a different index.
@@ -84,8 +83,8 @@ func shardOf(pk, rk string) int {
 
 // orderAttrs returns the index attributes of the entity with stored keys pk
 // and rk.
-func orderAttrs(pk, rk string) (shard, order types.AttributeValue) {
-	return &types.AttributeValueMemberN{Value: strconv.Itoa(shardOf(pk, rk))},
+func orderAttrs(loc *location, pk, rk string) (shard, order types.AttributeValue) {
+	return loc.shardValue(shardOf(pk, rk)),
 		&types.AttributeValueMemberB{Value: truncOrder(fullOrderKey(pk, rk))}
 }
 
@@ -103,9 +102,15 @@ func orderIndexDefinition() types.GlobalSecondaryIndex {
 	}
 }
 
-func orderAttributeDefinitions() []types.AttributeDefinition {
+// orderAttributeDefinitions types the index keys: the shard is a number in a
+// per-table table and a string (prefix and number) in the shared one.
+func orderAttributeDefinitions(shared bool) []types.AttributeDefinition {
+	shardType := types.ScalarAttributeTypeN
+	if shared {
+		shardType = types.ScalarAttributeTypeS
+	}
 	return []types.AttributeDefinition{
-		{AttributeName: aws.String(attrShard), AttributeType: types.ScalarAttributeTypeN},
+		{AttributeName: aws.String(attrShard), AttributeType: shardType},
 		{AttributeName: aws.String(attrOrder), AttributeType: types.ScalarAttributeTypeB},
 	}
 }
@@ -114,12 +119,12 @@ func orderAttributeDefinitions() []types.AttributeDefinition {
 // bounds on attrOrder (nil: unbounded). Each bound may admit a few keys
 // outside the query (truncated encodings, an exclusive bound's own key);
 // the reader drops those. empty reports that no key can match.
-func orderBounds(pkb model.Bounds, after *cursorKeys) (lo, hi []byte, empty bool) {
+func orderBounds(loc *location, pkb model.Bounds, after *cursorKeys) (lo, hi []byte, empty bool) {
 	if l := pkb.Lower; l != nil {
 		// PartitionKey >= v: every encoding starts with v and the separator
 		// or with something larger. PartitionKey > v: past v's own
 		// encodings, which all continue with the zero separator.
-		b := []byte(encodeKey(l.Value))
+		b := []byte(loc.pk(l.Value))
 		if !l.Inclusive {
 			b = append(b, orderSep+1)
 		}
@@ -135,7 +140,7 @@ func orderBounds(pkb model.Bounds, after *cursorKeys) (lo, hi []byte, empty bool
 	if u := pkb.Upper; u != nil {
 		// PartitionKey < v: encodings below v. PartitionKey <= v: below
 		// v followed by anything above the separator.
-		b := []byte(encodeKey(u.Value))
+		b := []byte(loc.pk(u.Value))
 		if u.Inclusive {
 			b = append(b, orderSep+1)
 		}

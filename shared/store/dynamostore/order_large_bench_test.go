@@ -144,7 +144,7 @@ func largeTable(b *testing.B) *testEnv {
 func loadBatch(ctx context.Context, client *dynamodb.Client, phys string, first, rows int) error {
 	var reqs []types.WriteRequest
 	for i := first; i < first+25; i++ {
-		ei, err := buildItems(newEntity(fmt.Sprintf("p%04d", i/rows), fmt.Sprintf("r%03d", i%rows), benchProps(i)))
+		ei, err := buildItems(testLoc, newEntity(fmt.Sprintf("p%04d", i/rows), fmt.Sprintf("r%03d", i%rows), benchProps(i)))
 		if err != nil {
 			return err
 		}

@@ -312,7 +312,7 @@ func FuzzOrderEncoding(f *testing.F) {
 					if after != nil {
 						cur = &cursorKeys{pk: encodeKey(after.PartitionKey), rk: encodeKey(after.RowKey)}
 					}
-					lo, hi, empty := orderBounds(pkb, cur)
+					lo, hi, empty := orderBounds(testLoc, pkb, cur)
 					matches := pkb.Contains(pk1) && (after == nil || pk1 > after.PartitionKey || pk1 == after.PartitionKey && rk1 > after.RowKey)
 					if !matches {
 						continue

@@ -60,6 +60,9 @@ type pageItem struct {
 }
 
 type entitySink struct {
+	// loc is the table read: the decoder reads stored keys, and a key
+	// prefix of the shared layout is taken off here.
+	loc     *location
 	items   []pageItem
 	decoded bool // items holds the page; otherwise the SDK's Items do
 }
@@ -79,6 +82,13 @@ func withEntitySink(sink *entitySink) func(*dynamodb.Options) {
 // pageItems returns the page's items: the sink's, or the SDK's.
 func (s *entitySink) pageItems(items []item) []pageItem {
 	if s.decoded {
+		if s.loc != nil && s.loc.shared() {
+			for _, pi := range s.items {
+				// decodeKey left a prefixed key as it was: only "\x01"
+				// alone is the empty key.
+				pi.entity.PartitionKey = s.loc.unpk(pi.entity.PartitionKey)
+			}
+		}
 		return s.items
 	}
 	out := make([]pageItem, len(items))
@@ -294,6 +304,8 @@ func (r *entityReader) attribute(d *itemDecoder, attr, kind string) error {
 			return setOnce(&r.rk, s)
 		case attrTimestamp:
 			return setOnce(&r.ts, s)
+		case attrShard: // the shared table's shard: prefix and number
+			return nil
 		}
 		v, bad = decodeString(typed, s)
 	case "N":

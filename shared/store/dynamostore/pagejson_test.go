@@ -109,7 +109,7 @@ func pageBothWays(status int, body []byte, strict bool) string {
 			return fmt.Sprintf("%s: %d decoded and %d SDK items; want %d", name, len(sink.items), len(gotItems), len(wantItems))
 		}
 		for i, pi := range sink.items {
-			want, err := decodeItems(wantItems[i], nil)
+			want, err := decodeItems(testLoc, wantItems[i], nil)
 			switch {
 			case err != nil || !plainEntity(wantItems[i]):
 				return fmt.Sprintf("%s: item %d decoded as %v; decodeItems says %v", name, i, pi.entity, err)
@@ -128,7 +128,7 @@ func pageBothWays(status int, body []byte, strict bool) string {
 // refuses.
 func plainEntity(it item) bool {
 	_, chunk := splitRowKey(stringAttr(it, attrRowKey))
-	_, err := decodeItems(it, nil)
+	_, err := decodeItems(testLoc, it, nil)
 	return err == nil && chunk == 0 && metaOf(it).chunks < 0
 }
 
@@ -343,7 +343,7 @@ func randomEntityItem(t testing.TB, rng *rand.Rand, i int) item {
 		p["P"+strconv.Itoa(j)] = randomEdm(rng)
 	}
 	pk := []string{"", "p", "名前", "a b"}[rng.IntN(4)]
-	ei, err := buildItems(entityWith(pk, "r"+strconv.Itoa(i), p))
+	ei, err := buildItems(testLoc, entityWith(pk, "r"+strconv.Itoa(i), p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -533,7 +533,7 @@ func BenchmarkDecodeQueryPage(b *testing.B) {
 				n := 0
 				for _, pi := range sink.pageItems(out.Items) {
 					if pi.entity == nil {
-						if pi.entity, err = decodeItems(pi.it, nil); err != nil {
+						if pi.entity, err = decodeItems(testLoc, pi.it, nil); err != nil {
 							b.Fatal(err)
 						}
 						pi.size = itemSize(pi.it)

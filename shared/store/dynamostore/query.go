@@ -31,42 +31,51 @@ import (
 type reader func(ctx context.Context, limit int32, start item) (items []pageItem, last item, scanned int, err error)
 
 // QueryEntities returns one page of a query.
-func (s *Store) QueryEntities(ctx context.Context, account, table string, q store.Query) (store.Page, error) {
-	phys, err := s.physicalName(account, table)
-	if err != nil {
-		return store.Page{}, err
-	}
+func (s *Store) QueryEntities(ctx context.Context, account, table string, q store.Query) (page store.Page, err error) {
+	err = s.onTable(ctx, account, table, false, func(loc location) error {
+		page, err = s.queryEntities(ctx, loc, q)
+		return err
+	})
+	return page, err
+}
+
+func (s *Store) queryEntities(ctx context.Context, loc location, q store.Query) (store.Page, error) {
 	top := q.Top
 	if top <= 0 || top > 1000 {
 		top = 1000
 	}
 	pg := func() *pager {
-		return &pager{s: s, phys: phys, q: q, top: top, deadline: time.Now().Add(s.opts.QueryTimeBudget)}
+		return &pager{s: s, loc: &loc, q: q, top: top, deadline: time.Now().Add(s.opts.QueryTimeBudget)}
 	}
 	if pk, ok := q.Keys.PartitionKey.Exact(); ok {
-		if len(encodeKey(pk)) > maxHashKeyBytes {
+		if len(encodeKey(pk)) > loc.maxPKBytes() {
 			// No stored entity has a key DynamoDB cannot index.
-			return store.Page{}, s.checkTable(ctx, phys)
+			return store.Page{}, s.checkTable(ctx, &loc)
 		}
-		read, empty := s.partitionReader(phys, pk, q)
+		read, empty := s.partitionReader(&loc, pk, q)
 		if empty {
-			return store.Page{}, s.checkTable(ctx, phys)
+			return store.Page{}, s.checkTable(ctx, &loc)
 		}
 		return pg().run(ctx, read, nil)
 	}
 	if q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
-		return store.Page{}, s.checkTable(ctx, phys)
+		return store.Page{}, s.checkTable(ctx, &loc)
 	}
-	if s.orderIndexUsable(phys) {
-		read, empty := s.orderedReader(phys, q)
+	if s.orderIndexUsable(loc.table) {
+		read, empty := s.orderedReader(&loc, q)
 		if empty {
-			return store.Page{}, s.checkTable(ctx, phys)
+			return store.Page{}, s.checkTable(ctx, &loc)
 		}
 		page, err := pg().run(ctx, read, nil)
 		if !errors.Is(err, errNoOrderIndex) {
 			return page, err
 		}
-		s.markNoIndex(phys)
+		if loc.shared() {
+			// The shared table's index is part of the deployment; a Scan
+			// would read every Azure table of it.
+			return store.Page{}, fmt.Errorf("dynamostore: the shared table %s has no usable order index: %w", loc.table, store.ErrUnavailable)
+		}
+		s.markNoIndex(loc.table)
 	}
 	var start item
 	if q.After != nil {
@@ -79,22 +88,26 @@ func (s *Store) QueryEntities(ctx context.Context, account, table string, q stor
 		}
 		start = keyItem(pk, lowerBound(encodeKey(q.After.RowKey), false))
 	}
-	return pg().run(ctx, s.scanReader(phys), start)
+	return pg().run(ctx, s.scanReader(&loc), start)
 }
 
 // checkTable answers ErrTableNotFound for a missing table when a query needs
 // no read: one GetItem of a key no entity can have.
-func (s *Store) checkTable(ctx context.Context, phys string) error {
+// In the shared layout locate has read the catalog entry already.
+func (s *Store) checkTable(ctx context.Context, loc *location) error {
+	if loc.shared() {
+		return nil
+	}
 	cctx, cancel := s.call(ctx)
 	defer cancel()
-	_, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{TableName: aws.String(phys), Key: keyItem(afterKey, afterKey)})
+	_, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{TableName: aws.String(loc.table), Key: keyItem(afterKey, afterKey)})
 	return mapErr("query entities", err)
 }
 
 // partitionReader queries one partition. The cursor becomes an exclusive
 // lower bound, so the key condition alone decides where reading starts.
 // empty reports that no key can match.
-func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
+func (s *Store) partitionReader(loc *location, pk string, q store.Query) (reader, bool) {
 	lower, upper := q.Keys.RowKey.Lower, q.Keys.RowKey.Upper
 	if q.After != nil {
 		switch {
@@ -111,7 +124,7 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 		return nil, true
 	}
 	x := newExpr()
-	cond := x.name("#pk", attrPartitionKey) + " = " + x.value(":pk", str(encodeKey(pk)))
+	cond := x.name("#pk", attrPartitionKey) + " = " + x.value(":pk", str(loc.pk(pk)))
 	// Stored bounds (see lowerBound and upperBound); what they let through
 	// beyond the exact range, Keys.Contains and the cursor check drop.
 	var lo, hi string
@@ -138,9 +151,9 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 	return func(ctx context.Context, limit int32, start item) ([]pageItem, item, int, error) {
 		cctx, cancel := s.call(ctx)
 		defer cancel()
-		var sink entitySink
+		sink := entitySink{loc: loc}
 		out, err := s.db.Query(cctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(phys),
+			TableName:                 aws.String(loc.table),
 			ConsistentRead:            aws.Bool(true),
 			KeyConditionExpression:    aws.String(cond),
 			ExpressionAttributeNames:  x.names,
@@ -155,13 +168,13 @@ func (s *Store) partitionReader(phys, pk string, q store.Query) (reader, bool) {
 	}, false
 }
 
-func (s *Store) scanReader(phys string) reader {
+func (s *Store) scanReader(loc *location) reader {
 	return func(ctx context.Context, limit int32, start item) ([]pageItem, item, int, error) {
 		cctx, cancel := s.call(ctx)
 		defer cancel()
-		var sink entitySink
+		sink := entitySink{loc: loc}
 		out, err := s.db.Scan(cctx, &dynamodb.ScanInput{
-			TableName:         aws.String(phys),
+			TableName:         aws.String(loc.table),
 			ConsistentRead:    aws.Bool(true),
 			ExclusiveStartKey: start,
 			Limit:             aws.Int32(limit),
@@ -176,7 +189,7 @@ func (s *Store) scanReader(phys string) reader {
 // pager assembles one page from DynamoDB pages.
 type pager struct {
 	s        *Store
-	phys     string
+	loc      *location
 	q        store.Query
 	top      int
 	deadline time.Time
@@ -252,7 +265,7 @@ func (pg *pager) run(ctx context.Context, read reader, start item) (store.Page, 
 			if pg.pos == nil {
 				pk, rk := stringAttr(last, attrPartitionKey), stringAttr(last, attrRowKey)
 				mainRK, _ := splitRowKey(rk)
-				pg.pos = &store.Cursor{PartitionKey: decodeKey(pk), RowKey: decodeKey(mainRK)}
+				pg.pos = &store.Cursor{PartitionKey: pg.loc.unpk(pk), RowKey: decodeKey(mainRK)}
 			}
 			pg.page.Next = pg.pos
 			return pg.finish(ctx)
@@ -308,7 +321,7 @@ func (pg *pager) consume(ctx context.Context, pi pageItem) (stopReason, error) {
 			p.chunks = append(p.chunks, it)
 			if len(p.chunks) == p.meta.chunks {
 				pg.pending = nil
-				e, err := decodeItems(p.main, p.chunks)
+				e, err := decodeItems(pg.loc, p.main, p.chunks)
 				if err != nil {
 					return keepReading, err
 				}
@@ -318,7 +331,7 @@ func (pg *pager) consume(ctx context.Context, pi pageItem) (stopReason, error) {
 		}
 		if p == nil {
 			// An overflow item whose entity was read on an earlier page.
-			pg.pos = &store.Cursor{PartitionKey: decodeKey(pk), RowKey: decodeKey(rk)}
+			pg.pos = &store.Cursor{PartitionKey: pg.loc.unpk(pk), RowKey: decodeKey(rk)}
 		}
 		return keepReading, nil
 	}
@@ -332,7 +345,7 @@ func (pg *pager) consume(ctx context.Context, pi pageItem) (stopReason, error) {
 		pg.pending = &pendingEntity{pk: pk, rk: rk, main: it, meta: meta}
 		return keepReading, nil
 	}
-	e, err := decodeItems(it, nil)
+	e, err := decodeItems(pg.loc, it, nil)
 	if err != nil {
 		return keepReading, err
 	}
@@ -345,15 +358,15 @@ func (pg *pager) consume(ctx context.Context, pi pageItem) (stopReason, error) {
 func (pg *pager) flush(ctx context.Context) (stopReason, error) {
 	p := pg.pending
 	pg.pending = nil
-	main, chunks, err := pg.s.readChunked(ctx, pg.phys, p.pk, p.rk, p.meta.chunks)
+	main, chunks, err := pg.s.readChunked(ctx, pg.loc, p.pk, p.rk, p.meta.chunks)
 	if err != nil {
 		return keepReading, err
 	}
 	if main == nil { // deleted meanwhile
-		pg.pos = &store.Cursor{PartitionKey: decodeKey(p.pk), RowKey: decodeKey(p.rk)}
+		pg.pos = &store.Cursor{PartitionKey: pg.loc.unpk(p.pk), RowKey: decodeKey(p.rk)}
 		return keepReading, nil
 	}
-	e, err := decodeItems(main, chunks)
+	e, err := decodeItems(pg.loc, main, chunks)
 	if err != nil {
 		return keepReading, err
 	}

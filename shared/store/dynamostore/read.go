@@ -14,33 +14,37 @@ import (
 
 // GetEntity reads one entity: one strongly consistent GetItem, plus one
 // TransactGetItems when the entity is larger than one item.
-func (s *Store) GetEntity(ctx context.Context, account, table, partitionKey, rowKey string) (*model.Entity, error) {
-	phys, err := s.physicalName(account, table)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkKey(partitionKey, maxHashKeyBytes); err != nil {
+func (s *Store) GetEntity(ctx context.Context, account, table, partitionKey, rowKey string) (e *model.Entity, err error) {
+	err = s.onTable(ctx, account, table, false, func(loc location) error {
+		e, err = s.getEntity(ctx, loc, partitionKey, rowKey)
+		return err
+	})
+	return e, err
+}
+
+func (s *Store) getEntity(ctx context.Context, loc location, partitionKey, rowKey string) (*model.Entity, error) {
+	if err := checkKey(partitionKey, loc.maxPKBytes()); err != nil {
 		return nil, err
 	}
 	if err := checkKey(rowKey, maxRangeKeyBytes); err != nil {
 		return nil, err
 	}
-	main, chunks, err := s.readItems(ctx, phys, encodeKey(partitionKey), encodeKey(rowKey))
+	main, chunks, err := s.readItems(ctx, &loc, loc.pk(partitionKey), encodeKey(rowKey))
 	if err != nil {
 		return nil, err
 	}
 	if main == nil {
 		return nil, fmt.Errorf("dynamostore: entity (%q, %q): %w", partitionKey, rowKey, store.ErrEntityNotFound)
 	}
-	return decodeItems(main, chunks)
+	return decodeItems(&loc, main, chunks)
 }
 
 // readItems reads an entity's items consistently; main is nil when the
 // entity does not exist.
-func (s *Store) readItems(ctx context.Context, phys, pk, rk string) (item, []item, error) {
+func (s *Store) readItems(ctx context.Context, loc *location, pk, rk string) (item, []item, error) {
 	cctx, cancel := s.call(ctx)
 	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(phys),
+		TableName:      aws.String(loc.table),
 		Key:            keyItem(pk, rk),
 		ConsistentRead: aws.Bool(true),
 	})
@@ -54,7 +58,7 @@ func (s *Store) readItems(ctx context.Context, phys, pk, rk string) (item, []ite
 	if metaOf(out.Item).chunks < 0 {
 		return out.Item, nil, nil
 	}
-	return s.readChunked(ctx, phys, pk, rk, metaOf(out.Item).chunks)
+	return s.readChunked(ctx, loc, pk, rk, metaOf(out.Item).chunks)
 }
 
 // maxTornReads bounds how often a read of a chunked entity retries when a
@@ -64,12 +68,12 @@ const maxTornReads = 5
 // readChunked reads a chunked entity's main and n overflow items in one
 // TransactGetItems, which is serializable with the TransactWriteItems that
 // write them, so all items belong to one version.
-func (s *Store) readChunked(ctx context.Context, phys, pk, rk string, n int) (item, []item, error) {
+func (s *Store) readChunked(ctx context.Context, loc *location, pk, rk string, n int) (item, []item, error) {
 	for range maxTornReads {
 		gets := make([]types.TransactGetItem, 0, n+1)
-		gets = append(gets, types.TransactGetItem{Get: &types.Get{TableName: aws.String(phys), Key: keyItem(pk, rk)}})
+		gets = append(gets, types.TransactGetItem{Get: &types.Get{TableName: aws.String(loc.table), Key: keyItem(pk, rk)}})
 		for i := 1; i <= n; i++ {
-			gets = append(gets, types.TransactGetItem{Get: &types.Get{TableName: aws.String(phys), Key: keyItem(pk, chunkRowKey(rk, i))}})
+			gets = append(gets, types.TransactGetItem{Get: &types.Get{TableName: aws.String(loc.table), Key: keyItem(pk, chunkRowKey(rk, i))}})
 		}
 		cctx, cancel := s.call(ctx)
 		out, err := s.db.TransactGetItems(cctx, &dynamodb.TransactGetItemsInput{TransactItems: gets})
@@ -104,5 +108,5 @@ func (s *Store) readChunked(ctx context.Context, phys, pk, rk string, n int) (it
 		}
 		return main, chunks, nil
 	}
-	return nil, nil, fmt.Errorf("dynamostore: entity (%q, %q) kept changing while read: %w", decodeKey(pk), decodeKey(rk), store.ErrBusy)
+	return nil, nil, fmt.Errorf("dynamostore: entity (%q, %q) kept changing while read: %w", loc.unpk(pk), decodeKey(rk), store.ErrBusy)
 }

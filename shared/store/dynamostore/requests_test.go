@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
@@ -13,10 +15,23 @@ import (
 
 // TestRequestsPerOperation pins the cost model: exactly one DynamoDB call per
 // single-entity operation, with no read before a write, and one
-// TransactWriteItems per multi-op Write, whether the op succeeds or fails.
+// TransactWriteItems per multi-op Write, whether the op succeeds or fails,
+// on both layouts. In the shared layout that holds once the table's catalog
+// look-up is cached (one GetItem per table and process per CatalogCacheTTL,
+// pinned by the ColdCache step).
 func TestRequestsPerOperation(t *testing.T) {
+	t.Run("PerTable", func(t *testing.T) { testRequestsPerOperation(t, false) })
+	t.Run("Shared", func(t *testing.T) { testRequestsPerOperation(t, true) })
+}
+
+func testRequestsPerOperation(t *testing.T, shared bool) {
 	counter := newCallCounter()
-	env := newEnv(t, newTestStore(t, counter.option))
+	var env *testEnv
+	if shared {
+		env = newEnv(t, newTestStoreWith(t, Options{SharedTable: sharedTestTable, CatalogCacheTTL: time.Hour}, counter.option))
+	} else {
+		env = newEnv(t, newTestStore(t, counter.option))
+	}
 	// plain's table has no order index (the unordered layout).
 	plain := newEnv(t, newTestStoreWith(t, Options{Layout: LayoutUnordered}, counter.option))
 	counter.take()
@@ -130,7 +145,23 @@ func TestRequestsPerOperation(t *testing.T) {
 		}, map[string]int{"DeleteItem": 1}, nil},
 		{"GetTable", func() error { _, err := env.s.GetTable(env.ctx, env.account, env.table); return err }, map[string]int{"GetItem": 1}, nil},
 	}
+	if shared {
+		steps = append(steps,
+			step{"ColdCache", func() error {
+				env.s.cache.drop(env.account, env.table)
+				_, err := env.s.GetEntity(env.ctx, env.account, env.table, "p", "merge-upsert")
+				return err
+			}, map[string]int{"GetItem": 2}, nil},
+			// No control plane: one catalog write each, no waiting.
+			step{"CreateTable", func() error { _, err := env.s.CreateTable(env.ctx, env.account, "Another"); return err }, map[string]int{"PutItem": 1}, nil},
+			step{"DeleteTable", func() error { return env.s.DeleteTable(env.ctx, env.account, "Another") }, map[string]int{"GetItem": 1, "TransactWriteItems": 1}, nil},
+			step{"EntityOfDeletedTable", func() error { _, err := env.s.GetEntity(env.ctx, env.account, "Another", "p", "e"); return err }, map[string]int{"GetItem": 1}, store.ErrTableNotFound},
+		)
+	}
 	for _, st := range steps {
+		if shared && strings.Contains(st.name, "NoIndex") {
+			continue // the shared table always has its index
+		}
 		t.Run(st.name, func(t *testing.T) {
 			counter.take()
 			err := st.run()

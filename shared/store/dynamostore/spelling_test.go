@@ -72,7 +72,7 @@ func TestStoredTwiceIsCorrupt(t *testing.T) {
 	it[attrTimestamp] = str(formatTime(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)))
 	it["A"] = &types.AttributeValueMemberN{Value: "1"}
 	it["A@"] = &types.AttributeValueMemberN{Value: "1"}
-	if e, err := decodeItems(it, nil); err == nil || !strings.Contains(err.Error(), "both of its names") {
+	if e, err := decodeItems(testLoc, it, nil); err == nil || !strings.Contains(err.Error(), "both of its names") {
 		t.Errorf("decodeItems = %v, %v; want a corrupt-item error", e, err)
 	}
 }

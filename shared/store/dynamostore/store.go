@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,7 @@ type API interface {
 	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
 	TransactGetItems(context.Context, *dynamodb.TransactGetItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
 	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
 	DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
@@ -55,6 +57,37 @@ type Options struct {
 	// reach this many DynamoDB bytes, so a page fits a Lambda response
 	// (6 MB). Default store.PageByteBudget.
 	QueryByteBudget int
+	// SharedTable names the DynamoDB table that holds every Azure table
+	// created from now on, of every account (the shared layout, see
+	// doc.go). Empty: each new Azure table gets a DynamoDB table of its
+	// own (the per-table layout). Tables of either layout created earlier
+	// stay where their catalog entry says. Once set, keep it set: its
+	// tables are found through the catalog only while it is.
+	SharedTable string
+	// CatalogCacheTTL is how long the shared layout trusts a catalog
+	// look-up (see location.go). Default 1 s.
+	CatalogCacheTTL time.Duration
+	// ConfirmTable makes every entity operation of the shared layout that
+	// starts from a cached look-up confirm it with a concurrent catalog
+	// read (onTable), so a table deleted by another process is missing at
+	// once. The Lambda functions set it: each execution environment has
+	// its own cache. A lone process (serve) needs no confirmation: its own
+	// Delete Table empties its cache.
+	ConfirmTable bool
+	// PurgeGrace is how long after Delete Table its entities are left
+	// alone before the purge deletes them, so that a write sent just
+	// before the delete, from a process whose cache still held the table,
+	// cannot land behind the purge. Default 1 minute.
+	PurgeGrace time.Duration
+	// PurgeRate bounds how many items a purge deletes per second.
+	// Default 1,000.
+	PurgeRate int
+	// PurgeEvery, when set, makes the store purge deleted tables in the
+	// background at this interval until Close (the local server does;
+	// on AWS a scheduled function calls Purge).
+	PurgeEvery time.Duration
+	// Logger receives the background purge's reports. Default: none.
+	Logger *slog.Logger
 	// Layout decides whether CreateTable adds the order index (see doc.go,
 	// "Ordered layout"). Default LayoutOrdered. Queries use the index of any
 	// table that has it, whatever the layout.
@@ -91,6 +124,15 @@ func (o Options) withDefaults() Options {
 	if o.Layout == "" {
 		o.Layout = LayoutOrdered
 	}
+	if o.CatalogCacheTTL <= 0 {
+		o.CatalogCacheTTL = time.Second
+	}
+	if o.PurgeGrace <= 0 {
+		o.PurgeGrace = time.Minute
+	}
+	if o.PurgeRate <= 0 {
+		o.PurgeRate = 1000
+	}
 	return o
 }
 
@@ -106,6 +148,11 @@ type Store struct {
 	indexSeen sync.Map
 	// recreating serializes re-creations of a lost catalog table.
 	recreating sync.Mutex
+	// cache holds catalog look-ups of the shared layout (location.go).
+	cache locations
+	// stopPurger ends the background purge (Options.PurgeEvery) and waits
+	// for it.
+	stopPurger func()
 }
 
 var _ store.Store = (*Store)(nil)
@@ -127,6 +174,9 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 	if n := len(opts.CatalogTable); n < 3 || n > 255 || !validTableChars(opts.CatalogTable) {
 		return nil, fmt.Errorf("dynamostore: catalog table name %q is not a valid DynamoDB table name", opts.CatalogTable)
 	}
+	if opts.SharedTable != "" && (len(opts.SharedTable) < 3 || len(opts.SharedTable) > 255 || !validTableChars(opts.SharedTable)) {
+		return nil, fmt.Errorf("dynamostore: shared table name %q is not a valid DynamoDB table name", opts.SharedTable)
+	}
 	if _, ok := ParseLayout(string(opts.Layout)); !ok {
 		return nil, fmt.Errorf("dynamostore: layout %q: use %q or %q", opts.Layout, LayoutOrdered, LayoutUnordered)
 	}
@@ -134,11 +184,27 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 	if err := s.ensureCatalog(ctx); err != nil {
 		return nil, err
 	}
+	if opts.SharedTable != "" && opts.RecreateCatalog {
+		// The local server makes the shared table as it makes the
+		// catalog; on AWS template.yaml declares it (EntityTable).
+		if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
+			return nil, err
+		}
+	}
+	if opts.PurgeEvery > 0 {
+		s.stopPurger = s.startPurger(opts.PurgeEvery)
+	}
 	return s, nil
 }
 
-// Close releases nothing: the client belongs to the caller.
-func (s *Store) Close() error { return nil }
+// Close stops the background purge, if any; the client belongs to the
+// caller.
+func (s *Store) Close() error {
+	if s.stopPurger != nil {
+		s.stopPurger()
+	}
+	return nil
+}
 
 func validTableChars(name string) bool {
 	for i := 0; i < len(name); i++ {
@@ -193,7 +259,18 @@ func (s *Store) call(ctx context.Context) (context.Context, context.CancelFunc) 
 // available for data operations" (DynamoDB's TableStatus reference), so it
 // is used as it is rather than waited for.
 func (s *Store) ensureCatalog(ctx context.Context) error {
-	name := s.opts.CatalogTable
+	return s.ensureTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(s.opts.CatalogTable),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: keyAttributeDefinitions(catAccount, catKey),
+		KeySchema:            keySchema(catAccount, catKey),
+	})
+}
+
+// ensureTable creates a table of the deployment (the catalog, the shared
+// table) unless it exists, and waits until it is ACTIVE.
+func (s *Store) ensureTable(ctx context.Context, in *dynamodb.CreateTableInput) error {
+	name := aws.ToString(in.TableName)
 	cctx, cancel := s.call(ctx)
 	out, err := s.db.DescribeTable(cctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	cancel()
@@ -204,19 +281,14 @@ func (s *Store) ensureCatalog(ctx context.Context) error {
 		}
 	}
 	if err != nil && !isCode(err, "ResourceNotFoundException") {
-		return mapErr("describe catalog table "+name, err)
+		return mapErr("describe table "+name, err)
 	}
 	if err != nil {
 		cctx, cancel := s.call(ctx)
-		_, err = s.db.CreateTable(cctx, &dynamodb.CreateTableInput{
-			TableName:            aws.String(name),
-			BillingMode:          types.BillingModePayPerRequest,
-			AttributeDefinitions: keyAttributeDefinitions(catAccount, catKey),
-			KeySchema:            keySchema(catAccount, catKey),
-		})
+		_, err = s.db.CreateTable(cctx, in)
 		cancel()
 		if err != nil && !isCode(err, "ResourceInUseException") { // created concurrently
-			return mapErr("create catalog table "+name, err)
+			return mapErr("create table "+name, err)
 		}
 	}
 	return s.waitActive(ctx, name)

@@ -35,7 +35,11 @@ func (s *Store) staleCreate() time.Duration { return s.opts.TableWaitTimeout + t
 
 // CreateTable creates the DynamoDB table of an Azure table: hash key
 // PartitionKey, range key RowKey, both strings, on-demand capacity.
+// With a shared table, the table goes there instead (createShared).
 func (s *Store) CreateTable(ctx context.Context, account, table string) (store.TableInfo, error) {
+	if s.opts.SharedTable != "" {
+		return s.createShared(ctx, account, table)
+	}
 	phys, err := s.physicalName(account, table)
 	if err != nil {
 		return store.TableInfo{}, err
@@ -218,7 +222,7 @@ func (s *Store) entityTableInput(phys string) *dynamodb.CreateTableInput {
 		KeySchema:            keySchema(attrPartitionKey, attrRowKey),
 	}
 	if s.opts.Layout == LayoutOrdered {
-		in.AttributeDefinitions = append(in.AttributeDefinitions, orderAttributeDefinitions()...)
+		in.AttributeDefinitions = append(in.AttributeDefinitions, orderAttributeDefinitions(false)...)
 		in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{orderIndexDefinition()}
 	}
 	return in
@@ -282,8 +286,26 @@ func (s *Store) resumeDelete(ctx context.Context, account, table string, old ite
 }
 
 // DeleteTable marks the table deleting, deletes its DynamoDB table and
-// removes its catalog item.
+// removes its catalog item. With a shared table, tables of either layout
+// are deleted through the purge instead (deleteToPurge).
 func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
+	if s.opts.SharedTable != "" {
+		cctx, cancel := s.call(ctx)
+		out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
+			TableName:      aws.String(s.opts.CatalogTable),
+			Key:            tableKey(account, table),
+			ConsistentRead: aws.Bool(true),
+		})
+		cancel()
+		if err != nil {
+			return s.catalogErr(ctx, "delete table", err)
+		}
+		if out.Item == nil || stringAttr(out.Item, catState) != stateActive {
+			s.cache.drop(account, table)
+			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+		}
+		return s.deleteToPurge(ctx, account, table, out.Item)
+	}
 	cctx, cancel := s.call(ctx)
 	out, err := s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.opts.CatalogTable),

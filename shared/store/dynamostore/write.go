@@ -78,20 +78,20 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 	if len(ops) == 0 {
 		return nil
 	}
-	phys, err := s.physicalName(account, table)
-	if err != nil {
-		return err
-	}
+	return s.onTable(ctx, account, table, true, func(loc location) error { return s.write(ctx, loc, ops) })
+}
+
+func (s *Store) write(ctx context.Context, loc location, ops []store.Op) (err error) {
 	plans := make([]*plan, len(ops))
 	for i, op := range ops {
-		p, err := newPlan(i, op)
+		p, err := newPlan(&loc, i, op)
 		if err != nil {
 			return &store.OpError{Index: i, Err: err}
 		}
 		if p.patchSize > itemBudget {
 			// The sent properties alone outgrow one item: an UpdateItem
 			// cannot work, so merge from the stored entity right away.
-			if err := s.resolve(ctx, phys, p, failure{op: i, tooLarge: true}); err != nil {
+			if err := s.resolve(ctx, &loc, p, failure{op: i, tooLarge: true}); err != nil {
 				return &store.OpError{Index: i, Err: err}
 			}
 		}
@@ -106,7 +106,7 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 				return mapErr("write", err)
 			}
 		}
-		actions, owners := buildActions(phys, plans)
+		actions, owners := buildActions(&loc, plans)
 		var fails []failure
 		if len(actions) == 1 {
 			fails, err = s.writeOne(ctx, actions[0], owners[0])
@@ -133,7 +133,7 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 			if f.conflict {
 				continue
 			}
-			if err := s.resolve(ctx, phys, plans[f.op], f); err != nil {
+			if err := s.resolve(ctx, &loc, plans[f.op], f); err != nil {
 				return &store.OpError{Index: f.op, Err: err}
 			}
 		}
@@ -185,21 +185,21 @@ func backoff(ctx context.Context, attempt int) error {
 	}
 }
 
-func newPlan(i int, op store.Op) (*plan, error) {
+func newPlan(loc *location, i int, op store.Op) (*plan, error) {
 	e := op.Entity
 	if e == nil {
 		return nil, errors.New("dynamostore: op without an entity")
 	}
-	if err := checkKey(e.PartitionKey, maxHashKeyBytes); err != nil {
+	if err := checkKey(e.PartitionKey, loc.maxPKBytes()); err != nil {
 		return nil, err
 	}
 	if err := checkKey(e.RowKey, maxRangeKeyBytes); err != nil {
 		return nil, err
 	}
-	p := &plan{index: i, op: op, pk: encodeKey(e.PartitionKey), rk: encodeKey(e.RowKey)}
+	p := &plan{index: i, op: op, pk: loc.pk(e.PartitionKey), rk: encodeKey(e.RowKey)}
 	switch op.Kind {
 	case store.OpInsert, store.OpReplace:
-		items, err := buildItems(e)
+		items, err := buildItems(loc, e)
 		if err != nil {
 			return nil, err
 		}
@@ -315,14 +315,14 @@ func condOrNil(c string) *string {
 
 // buildActions turns the plans into DynamoDB writes; owners[i] is the op
 // index of action i.
-func buildActions(phys string, plans []*plan) ([]types.TransactWriteItem, []int) {
+func buildActions(loc *location, plans []*plan) ([]types.TransactWriteItem, []int) {
 	var actions []types.TransactWriteItem
 	var owners []int
 	add := func(owner int, a types.TransactWriteItem) {
 		actions = append(actions, a)
 		owners = append(owners, owner)
 	}
-	table := aws.String(phys)
+	table := aws.String(loc.table)
 	for _, p := range plans {
 		x := newExpr()
 		op := p.op
@@ -340,7 +340,7 @@ func buildActions(phys string, plans []*plan) ([]types.TransactWriteItem, []int)
 					add(p.index, putAction(table, c, newExpr(), ""))
 				}
 			case store.OpMerge:
-				add(p.index, mergeAction(table, p, x, notChunked()))
+				add(p.index, mergeAction(loc, p, x, notChunked()))
 			case store.OpDelete:
 				add(p.index, types.TransactWriteItem{Delete: &types.Delete{
 					TableName:                           table,
@@ -408,14 +408,14 @@ func putAction(table *string, it item, x *expr, cond string) types.TransactWrite
 // unit, at most twice its UTF-8 length, and adds at most 20 bytes per
 // property over twice DynamoDB's size of it (8 of overhead, 4 for a length,
 // 8 for a double DynamoDB stores in 2): 2 × 409,600 + 252 × 20 + 4.
-func mergeAction(table *string, p *plan, x *expr, notChunked string) types.TransactWriteItem {
+func mergeAction(loc *location, p *plan, x *expr, notChunked string) types.TransactWriteItem {
 	e := p.op.Entity
 	var set, remove strings.Builder
 	set.WriteString("SET ")
 	set.WriteString(x.name("#t", attrTimestamp) + "=" + x.value(":t", str(formatTime(e.Timestamp))))
 	// The order index attributes: a merge-upsert may create the item, and
 	// an item written before the index gains them.
-	shard, order := orderAttrs(p.pk, p.rk)
+	shard, order := orderAttrs(loc, p.pk, p.rk)
 	set.WriteString("," + x.name("#s", attrShard) + "=" + x.value(":s", shard) + "," + x.name("#o", attrOrder) + "=" + x.value(":o", order))
 	for i, attr := range p.mergeAttrs {
 		ph := strconv.Itoa(i)
@@ -438,7 +438,7 @@ func mergeAction(table *string, p *plan, x *expr, notChunked string) types.Trans
 	}
 	set.WriteString(remove.String())
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                           table,
+		TableName:                           aws.String(loc.table),
 		Key:                                 keyItem(p.pk, p.rk),
 		UpdateExpression:                    aws.String(set.String()),
 		ConditionExpression:                 aws.String(and(ifMatch(x, p.op), notChunked, limit)),

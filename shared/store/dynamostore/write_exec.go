@@ -141,7 +141,7 @@ func (s *Store) writeTransaction(ctx context.Context, actions []types.TransactWr
 // (ErrEntityExists, ErrEntityNotFound, ErrConditionFailed, or a merge result
 // over the limits), or nil after recording the stored version so that the
 // next attempt rewrites the entity conditioned on it.
-func (s *Store) resolve(ctx context.Context, phys string, p *plan, f failure) error {
+func (s *Store) resolve(ctx context.Context, loc *location, p *plan, f failure) error {
 	op := p.op
 	if op.Kind == store.OpInsert {
 		if f.old != nil || !f.tooLarge {
@@ -152,9 +152,9 @@ func (s *Store) resolve(ctx context.Context, phys string, p *plan, f failure) er
 	var err error
 	switch {
 	case f.tooLarge:
-		main, chunks, err = s.readItems(ctx, phys, p.pk, p.rk)
+		main, chunks, err = s.readItems(ctx, loc, p.pk, p.rk)
 	case main != nil && op.Kind == store.OpMerge && metaOf(main).chunks >= 0:
-		main, chunks, err = s.readChunked(ctx, phys, p.pk, p.rk, metaOf(main).chunks)
+		main, chunks, err = s.readChunked(ctx, loc, p.pk, p.rk, metaOf(main).chunks)
 	}
 	if err != nil {
 		return err
@@ -171,7 +171,7 @@ func (s *Store) resolve(ctx context.Context, phys string, p *plan, f failure) er
 		}
 		p.known = &storedVersion{exists: true, meta: meta}
 		if op.Kind == store.OpMerge {
-			if p.known.entity, err = decodeItems(main, chunks); err != nil {
+			if p.known.entity, err = decodeItems(loc, main, chunks); err != nil {
 				return err
 			}
 		}
@@ -181,7 +181,7 @@ func (s *Store) resolve(ctx context.Context, phys string, p *plan, f failure) er
 		if err := store.CheckMergedLimits(merged); err != nil {
 			return err
 		}
-		if p.items, err = buildItems(merged); err != nil {
+		if p.items, err = buildItems(loc, merged); err != nil {
 			return err
 		}
 	}

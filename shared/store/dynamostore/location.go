@@ -1,0 +1,216 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// location is where an Azure table's entities live: a DynamoDB table of
+// their own (the per-table layout), or the shared table under a key prefix
+// (the shared layout, see doc.go).
+//
+// The prefix is part of every stored PartitionKey of the table: the hash key
+// attribute holds "<account>/<id>/" followed by the encoded PartitionKey.
+// Azure forbids '/' in keys and account names, so the prefix ends
+// unambiguously. The code below the store's methods works on stored keys
+// and so never needs to know the layout, except where a key is encoded
+// (pk), decoded (unpk) or bounded (maxPKBytes), and for the order index's
+// hash key (shardValue).
+type location struct {
+	table  string // the DynamoDB table
+	prefix string // shared layout: "<account>/<id>/"; "" in the per-table layout
+}
+
+// sharedPrefix is the key prefix of the Azure table with catalog id id.
+func sharedPrefix(account, id string) string { return account + "/" + id + "/" }
+
+func (l *location) shared() bool { return l.prefix != "" }
+
+// pk is the stored form of an Azure PartitionKey.
+func (l *location) pk(k string) string { return l.prefix + encodeKey(k) }
+
+// unpk is the Azure PartitionKey of a stored one.
+func (l *location) unpk(s string) string { return decodeKey(strings.TrimPrefix(s, l.prefix)) }
+
+// maxPKBytes is how many bytes of encoded PartitionKey the hash key has
+// room for after the prefix.
+func (l *location) maxPKBytes() int { return maxHashKeyBytes - len(l.prefix) }
+
+// shardValue is the order index's hash key of shard n: the number in a
+// per-table table, the prefix and the number in the shared table, whose
+// index holds every Azure table.
+func (l *location) shardValue(n int) types.AttributeValue {
+	if l.shared() {
+		return &types.AttributeValueMemberS{Value: l.prefix + strconv.Itoa(n)}
+	}
+	return &types.AttributeValueMemberN{Value: strconv.Itoa(n)}
+}
+
+// locations caches catalog look-ups: entity operations on the shared layout
+// must know a table's id, and reading the catalog for each would double
+// their requests. An entry lives CatalogCacheTTL; this process's own
+// DeleteTable drops it at once. Another process (another Lambda execution
+// environment) keeps serving a deleted table for at most the TTL, which is
+// why a deleted name can be created again only after recreateDelay, and its
+// items are purged only after purgeGrace (see purge.go).
+type locations struct {
+	mu      sync.Mutex
+	entries map[string]cachedLocation
+}
+
+type cachedLocation struct {
+	loc     location
+	expires time.Time
+}
+
+// maxCachedLocations bounds the cache; past it the cache starts over, which
+// costs one catalog read per table in use.
+const maxCachedLocations = 100_000
+
+func locationKey(account, table string) string { return account + "/" + strings.ToLower(table) }
+
+func (c *locations) get(account, table string) (location, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[locationKey(account, table)]
+	if !ok || time.Now().After(e.expires) {
+		return location{}, false
+	}
+	return e.loc, true
+}
+
+func (c *locations) put(account, table string, loc location, ttl time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || len(c.entries) >= maxCachedLocations {
+		c.entries = make(map[string]cachedLocation)
+	}
+	c.entries[locationKey(account, table)] = cachedLocation{loc: loc, expires: time.Now().Add(ttl)}
+}
+
+func (c *locations) drop(account, table string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, locationKey(account, table))
+}
+
+// onTable runs an entity operation on the table's location. With
+// Options.ConfirmTable, an operation that started from a cached look-up
+// also reads the catalog entry, concurrently, and its answer counts only
+// when the entry still names the same table: a table another process
+// deleted is missing at once, for every process, at the price of a catalog
+// read per operation (which the operation's own request hides in latency).
+// A write sent to a table deleted meanwhile lands under the old id, where
+// the purge, PurgeGrace later, finds it; the client is told the table is
+// missing. When the name now holds another table (created again), the
+// operation runs once more on it.
+func (s *Store) onTable(ctx context.Context, account, table string, write bool, op func(location) error) error {
+	loc, cached, err := s.locateCached(ctx, account, table)
+	if err != nil {
+		return err
+	}
+	if !cached || !s.opts.ConfirmTable {
+		return op(loc)
+	}
+	type entry struct {
+		loc location
+		err error
+	}
+	confirm := make(chan entry, 1)
+	go func() {
+		l, err := s.readLocation(ctx, account, table)
+		confirm <- entry{l, err}
+	}()
+	opErr := op(loc)
+	fresh := <-confirm
+	switch {
+	case errors.Is(fresh.err, store.ErrTableNotFound):
+		s.cache.drop(account, table)
+		return fresh.err
+	case fresh.err != nil && write && opErr == nil:
+		// Applied, but to a table that may have been deleted meanwhile.
+		return fmt.Errorf("dynamostore: the table of a write could not be confirmed: %w: %w", store.ErrOutcomeUnknown, fresh.err)
+	case fresh.err != nil:
+		return fresh.err
+	case fresh.loc != loc:
+		return op(fresh.loc) // deleted and created again
+	}
+	return opErr
+}
+
+// locate finds where the table's entities live. Without a shared table every
+// Azure table is its own DynamoDB table, whose name follows from the table's
+// (no request, as before the shared layout existed). With one, the catalog
+// entry says: one consistent GetItem, cached for CatalogCacheTTL. A table
+// missing from the catalog, or not active, is store.ErrTableNotFound.
+func (s *Store) locate(ctx context.Context, account, table string) (location, error) {
+	loc, _, err := s.locateCached(ctx, account, table)
+	return loc, err
+}
+
+// locateCached is locate, and whether the location came from the cache.
+func (s *Store) locateCached(ctx context.Context, account, table string) (location, bool, error) {
+	if s.opts.SharedTable == "" {
+		phys, err := s.physicalName(account, table)
+		return location{table: phys}, false, err
+	}
+	if loc, ok := s.cache.get(account, table); ok {
+		return loc, true, nil
+	}
+	loc, err := s.readLocation(ctx, account, table)
+	return loc, false, err
+}
+
+// readLocation reads the table's catalog entry and caches its location.
+func (s *Store) readLocation(ctx context.Context, account, table string) (location, error) {
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.opts.CatalogTable),
+		Key:            tableKey(account, table),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return location{}, s.catalogErr(ctx, "find table", err)
+	}
+	if out.Item == nil || stringAttr(out.Item, catState) != stateActive {
+		return location{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+	}
+	loc, err := s.entryLocation(account, table, out.Item)
+	if err != nil {
+		return location{}, err
+	}
+	s.cache.put(account, table, loc, s.opts.CatalogCacheTTL)
+	return loc, nil
+}
+
+// entryLocation reads where a catalog entry's table lives. An entry with an
+// id is in the shared layout; one without (every entry written before the
+// shared layout existed) names its own DynamoDB table.
+func (s *Store) entryLocation(account, table string, it item) (location, error) {
+	phys := stringAttr(it, catPhysical)
+	if id := stringAttr(it, catID); id != "" {
+		if phys == "" {
+			return location{}, fmt.Errorf("%w: catalog entry of table %q has an id but no table", errCorrupt, table)
+		}
+		return location{table: phys, prefix: sharedPrefix(account, id)}, nil
+	}
+	if phys == "" {
+		var err error
+		if phys, err = s.physicalName(account, table); err != nil {
+			return location{}, err
+		}
+	}
+	return location{table: phys}, nil
+}

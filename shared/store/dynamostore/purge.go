@@ -1,0 +1,354 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// The purge deletes what Delete Table left behind when the deployment has a
+// shared table: a deleted table's items in the shared table, or a per-table
+// table's DynamoDB table. Delete Table records the work as a purge item in
+// the catalog, in a partition of its own (purgeAccount, which no account
+// name can be: '$' is not a letter or digit), keyed by the time of the
+// delete, so the purge finds due work with one Query and nothing is lost
+// when a purge stops half way: it runs again from the catalog, deleting
+// only what is still there. Deleting an item costs one write unit per 1 KB
+// of item (and as much again for its copy in the order index), where a
+// per-table DynamoDB table's DeleteTable costs nothing.
+//
+// Work is due PurgeGrace after the delete (see Options.PurgeGrace). A purger
+// takes an item with a lease (a conditional UpdateItem), so two purgers (two
+// local servers, or a scheduled function that overlaps its previous run)
+// do not work on the same table at once; a lease that is not renewed runs
+// out and another purger resumes the table.
+
+const (
+	purgeAccount = "$purge"
+	catLease     = "LeaseUntil" // purge items: RFC 3339 time until which a purger holds it
+	catOf        = "Of"         // purge items: the Azure account
+
+	// purgeLease is how long a purger holds a table; it renews the lease
+	// after each shard.
+	purgeLease = 2 * time.Minute
+	// purgeChecks bounds the passes over a table's shards: a pass that
+	// finds nothing ends the purge; the order index lags behind deletes,
+	// so a pass may find items deleted a moment ago and delete them again.
+	purgeChecks = 3
+	// batchWriteMax is BatchWriteItem's limit of requests per call.
+	batchWriteMax = 25
+)
+
+// purgeItem is the catalog item of a deleted table's purge.
+func purgeItem(account, name, phys, id, deletedAt string) item {
+	key := deletedAt + "/" + account + "/"
+	if id != "" {
+		key += id
+	} else {
+		key += phys
+	}
+	it := catalogKey(purgeAccount, key)
+	it[catOf] = str(account)
+	it[catName] = str(name)
+	it[catPhysical] = str(phys)
+	it[catDeletedAt] = str(deletedAt)
+	if id != "" {
+		it[catID] = str(id)
+	}
+	return it
+}
+
+// PurgeReport says what one Purge call did.
+type PurgeReport struct {
+	Tables  int // tables purged completely
+	Items   int // items deleted (entities and their overflow items)
+	Pending int // due purges left for a later call (time ran out, or leased elsewhere)
+}
+
+// Purge works off the purges that are due, until none is left or ctx ends
+// (a purge stopped by ctx resumes at the next call). It is safe to run in
+// several processes at once.
+func (s *Store) Purge(ctx context.Context) (PurgeReport, error) {
+	var rep PurgeReport
+	due, err := s.duePurges(ctx)
+	if err != nil {
+		return rep, err
+	}
+	for i, it := range due {
+		if ctx.Err() != nil {
+			rep.Pending += len(due) - i
+			break
+		}
+		leased, err := s.leasePurge(ctx, it)
+		if err != nil {
+			return rep, err
+		}
+		if !leased {
+			rep.Pending++
+			continue
+		}
+		done, err := s.purgeTable(ctx, it, &rep)
+		if err != nil {
+			if ctx.Err() != nil {
+				rep.Pending += len(due) - i
+				return rep, nil
+			}
+			return rep, err
+		}
+		if !done {
+			rep.Pending++
+			continue
+		}
+		if err := s.finishPurge(ctx, it); err != nil {
+			return rep, err
+		}
+		rep.Tables++
+	}
+	return rep, nil
+}
+
+// duePurges reads the purge items older than PurgeGrace.
+func (s *Store) duePurges(ctx context.Context) ([]item, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                aws.String(s.opts.CatalogTable),
+		ConsistentRead:           aws.Bool(true),
+		KeyConditionExpression:   aws.String("#a = :a AND #k < :cut"),
+		ExpressionAttributeNames: map[string]string{"#a": catAccount, "#k": catKey},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":a":   str(purgeAccount),
+			":cut": str(formatDeletedAt(time.Now().Add(-s.opts.PurgeGrace))),
+		},
+	}
+	var due []item
+	for {
+		cctx, cancel := s.call(ctx)
+		out, err := s.db.Query(cctx, in)
+		cancel()
+		if err != nil {
+			return nil, s.catalogErr(ctx, "find purges", err)
+		}
+		due = append(due, out.Items...)
+		if out.LastEvaluatedKey == nil {
+			return due, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// leasePurge takes a purge item for purgeLease; false when another purger
+// holds it.
+func (s *Store) leasePurge(ctx context.Context, it item) (bool, error) {
+	now := time.Now().UTC()
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	_, err := s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.opts.CatalogTable),
+		Key:                      catalogKey(purgeAccount, stringAttr(it, catKey)),
+		UpdateExpression:         aws.String("SET #l = :until"),
+		ConditionExpression:      aws.String("attribute_exists(#k) AND (attribute_not_exists(#l) OR #l < :now)"),
+		ExpressionAttributeNames: map[string]string{"#l": catLease, "#k": catKey},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":until": str(formatDeletedAt(now.Add(purgeLease))),
+			":now":   str(formatDeletedAt(now)),
+		},
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.catalogErr(ctx, "lease purge", err)
+	}
+	return true, nil
+}
+
+func (s *Store) finishPurge(ctx context.Context, it item) error {
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	_, err := s.db.DeleteItem(cctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(s.opts.CatalogTable),
+		Key:       catalogKey(purgeAccount, stringAttr(it, catKey)),
+	})
+	if err != nil {
+		return s.catalogErr(ctx, "finish purge", err)
+	}
+	return nil
+}
+
+// purgeTable deletes one deleted table's items, or its DynamoDB table.
+// done is false when the items kept coming back (a lagging index); the
+// purge item stays for a later call.
+func (s *Store) purgeTable(ctx context.Context, it item, rep *PurgeReport) (done bool, err error) {
+	phys := stringAttr(it, catPhysical)
+	id := stringAttr(it, catID)
+	if id == "" {
+		// A per-table table: DynamoDB's DeleteTable, which costs nothing.
+		if phys == "" || phys == s.opts.CatalogTable || phys == s.opts.SharedTable {
+			return false, fmt.Errorf("%w: purge item %q names table %q", errCorrupt, stringAttr(it, catKey), phys)
+		}
+		return true, s.deletePhysical(ctx, phys)
+	}
+	loc := &location{table: phys, prefix: sharedPrefix(stringAttr(it, catOf), id)}
+	limiter := newRateLimiter(s.opts.PurgeRate)
+	for range purgeChecks {
+		found := 0
+		for shard := range orderShards {
+			n, err := s.purgeShard(ctx, loc, shard, limiter)
+			found += n
+			rep.Items += n
+			if err != nil {
+				return false, err
+			}
+			if _, err := s.leasePurge(ctx, it); err != nil {
+				return false, err
+			}
+		}
+		if found == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// purgeShard deletes the items of one shard of a deleted table, page by
+// page: each main item and its overflow items (which the index does not
+// hold, but whose number the main item's $chunks gives).
+func (s *Store) purgeShard(ctx context.Context, loc *location, shard int, limiter *rateLimiter) (int, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                aws.String(loc.table),
+		IndexName:                aws.String(orderIndex),
+		KeyConditionExpression:   aws.String("#s = :s"),
+		ProjectionExpression:     aws.String("#pk, #rk, #ch"),
+		ExpressionAttributeNames: map[string]string{"#s": attrShard, "#pk": attrPartitionKey, "#rk": attrRowKey, "#ch": attrChunks},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":s": loc.shardValue(shard),
+		},
+		Limit: aws.Int32(batchWriteMax * 4),
+	}
+	deleted := 0
+	for {
+		cctx, cancel := s.call(ctx)
+		out, err := s.db.Query(cctx, in)
+		cancel()
+		if err != nil {
+			return deleted, mapErr("purge: query "+loc.table, err)
+		}
+		var keys []item
+		for _, it := range out.Items {
+			pk, rk := stringAttr(it, attrPartitionKey), stringAttr(it, attrRowKey)
+			if !strings.HasPrefix(pk, loc.prefix) {
+				// The index's hash key names the table, so this cannot
+				// happen; never delete another table's item.
+				return deleted, fmt.Errorf("%w: item (%q, %q) in shard of %s", errCorrupt, pk, rk, loc.prefix)
+			}
+			keys = append(keys, keyItem(pk, rk))
+			for i := 1; i <= max(metaOf(it).chunks, 0); i++ {
+				keys = append(keys, keyItem(pk, chunkRowKey(rk, i)))
+			}
+		}
+		for len(keys) > 0 {
+			n := min(len(keys), batchWriteMax)
+			if err := limiter.wait(ctx, n); err != nil {
+				return deleted, err
+			}
+			if err := s.batchDelete(ctx, loc.table, keys[:n]); err != nil {
+				return deleted, err
+			}
+			deleted += n
+			keys = keys[n:]
+		}
+		if out.LastEvaluatedKey == nil {
+			return deleted, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// batchDelete deletes up to 25 items with BatchWriteItem, sending what
+// DynamoDB leaves unprocessed (it does under throttling) again after a
+// backoff.
+func (s *Store) batchDelete(ctx context.Context, table string, keys []item) error {
+	reqs := make([]types.WriteRequest, len(keys))
+	for i, k := range keys {
+		reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}}
+	}
+	for attempt := 0; len(reqs) > 0; attempt++ {
+		if attempt > 0 {
+			if err := backoff(ctx, attempt); err != nil {
+				return mapErr("purge", err)
+			}
+		}
+		cctx, cancel := s.call(ctx)
+		out, err := s.db.BatchWriteItem(cctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+		cancel()
+		if err != nil {
+			if errors.Is(mapErr("", err), store.ErrBusy) && attempt < maxWriteAttempts {
+				continue
+			}
+			return mapErr("purge: delete items of "+table, err)
+		}
+		reqs = out.UnprocessedItems[table]
+	}
+	return nil
+}
+
+// rateLimiter spaces out work to at most perSecond units a second.
+type rateLimiter struct {
+	interval time.Duration
+	next     time.Time
+}
+
+func newRateLimiter(perSecond int) *rateLimiter {
+	return &rateLimiter{interval: time.Second / time.Duration(perSecond)}
+}
+
+// wait blocks until n more units fit the rate.
+func (l *rateLimiter) wait(ctx context.Context, n int) error {
+	now := time.Now()
+	if l.next.Before(now) {
+		l.next = now
+	}
+	d := l.next.Sub(now)
+	l.next = l.next.Add(time.Duration(n) * l.interval)
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// startPurger runs Purge every interval until the returned stop is called.
+func (s *Store) startPurger(every time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			rep, err := s.Purge(ctx)
+			if log := s.opts.Logger; log != nil && (err != nil || rep.Tables > 0 || rep.Items > 0) && ctx.Err() == nil {
+				log.Info("purge", "tables", rep.Tables, "items", rep.Items, "pending", rep.Pending, "err", err)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}

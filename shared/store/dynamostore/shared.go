@@ -1,0 +1,244 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// The shared layout's table life in the catalog (see doc.go, "Shared
+// layout"):
+//
+//	(none or deleted) --CreateTable--> active --DeleteTable--> deleted
+//
+// Create Table is one conditional PutItem of an active entry with a fresh
+// id. Delete Table is one TransactWriteItems that marks the entry deleted
+// and adds a purge item, which the purge (purge.go) works off later; the
+// deleted entry stays as a tombstone that says when the name was freed.
+
+const (
+	catID        = "Id"        // shared layout: the table's id in entity keys
+	catDeletedAt = "DeletedAt" // deleted entries and purge items: when (deletedAtLayout)
+
+	stateDeleted = "deleted"
+
+	// deletedAtLayout is fixed-width, so the strings compare as the times.
+	deletedAtLayout = "2006-01-02T15:04:05.000000000Z"
+)
+
+func formatDeletedAt(t time.Time) string { return t.UTC().Format(deletedAtLayout) }
+
+// recreateDelay is how long a deleted name stays store.ErrTableBeingDeleted
+// (409 TableBeingDeleted, which Azure answers for about 40 s after a
+// delete): until every process's cached look-up of the old table has
+// expired (CatalogCacheTTL), plus a second for the difference between two
+// machines' clocks. Sooner, a process could still send an entity write for
+// the name to the old id, and a client that saw the new table created
+// would not find its write. The purge's progress does not matter: the new
+// table has a new id, so nothing of the old one can show through.
+func (s *Store) recreateDelay() time.Duration { return s.opts.CatalogCacheTTL + time.Second }
+
+// sharedTableInput is the shared table as New creates it for the local
+// server; on AWS template.yaml declares the same table (EntityTable).
+func (s *Store) sharedTableInput() *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName:              aws.String(s.opts.SharedTable),
+		BillingMode:            types.BillingModePayPerRequest,
+		AttributeDefinitions:   append(keyAttributeDefinitions(attrPartitionKey, attrRowKey), orderAttributeDefinitions(true)...),
+		KeySchema:              keySchema(attrPartitionKey, attrRowKey),
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{orderIndexDefinition()},
+	}
+}
+
+// createShared creates an Azure table in the shared table: one conditional
+// PutItem on the catalog, no waiting. The entry's marker lets the store
+// recognise its own write when an answer was lost.
+func (s *Store) createShared(ctx context.Context, account, table string) (store.TableInfo, error) {
+	now := time.Now()
+	marker := newGen()
+	it := tableKey(account, table)
+	it[catName] = str(table)
+	it[catState] = str(stateActive)
+	it[catPhysical] = str(s.opts.SharedTable)
+	it[catID] = str(newGen())
+	it[catMarker] = str(marker)
+	it[catSince] = str(now.UTC().Format(time.RFC3339Nano))
+	in := &dynamodb.PutItemInput{
+		TableName:                aws.String(s.opts.CatalogTable),
+		Item:                     it,
+		ConditionExpression:      aws.String("attribute_not_exists(#k) OR (#s = :deleted AND #d < :reuse)"),
+		ExpressionAttributeNames: map[string]string{"#k": catKey, "#s": catState, "#d": catDeletedAt},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":deleted": str(stateDeleted),
+			":reuse":   str(formatDeletedAt(now.Add(-s.recreateDelay()))),
+		},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	// A write whose answer was lost is sent once more: a condition failure
+	// on our own marker then means the first one was applied.
+	var err error
+	for range 2 {
+		if err = s.catalogWrite(ctx, "create table", false, func(cctx context.Context, opt func(*dynamodb.Options)) error {
+			_, err := s.db.PutItem(cctx, in, opt)
+			return err
+		}); !errors.Is(err, store.ErrOutcomeUnknown) {
+			break
+		}
+	}
+	if err == nil {
+		s.cacheEntry(account, table, it)
+		return store.TableInfo{Name: table}, nil
+	}
+	old, ok := isConditionFailed(err)
+	if !ok {
+		return store.TableInfo{}, err
+	}
+	switch {
+	case stringAttr(old, catMarker) == marker:
+		s.cacheEntry(account, table, it)
+		return store.TableInfo{Name: table}, nil
+	case stringAttr(old, catState) == stateDeleted:
+		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q was deleted less than %v ago: %w", table, s.recreateDelay(), store.ErrTableBeingDeleted)
+	case stringAttr(old, catState) == stateDeleting,
+		stringAttr(old, catState) == stateCreating && time.Since(parseSince(old)) >= s.staleCreate():
+		// A per-table Delete or Create Table that stopped half way, before
+		// the deployment had a shared table: its DynamoDB table goes to the
+		// purge, and the name to the new table.
+		if err := s.handOver(ctx, it, old); err != nil {
+			return store.TableInfo{}, err
+		}
+		s.cacheEntry(account, table, it)
+		return store.TableInfo{Name: table}, nil
+	}
+	return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableExists)
+}
+
+func (s *Store) cacheEntry(account, table string, it item) {
+	if loc, err := s.entryLocation(account, table, it); err == nil {
+		s.cache.put(account, table, loc, s.opts.CatalogCacheTTL)
+	}
+}
+
+// catalogWrite sends one catalog write and maps its error as an entity
+// write's (mapWriteErr): 503 only when it surely was not applied, 500
+// OperationTimedOut when it may have been. A failed condition comes back
+// as DynamoDB's error, for the caller to read.
+// A transaction keeps the client's retries, which its ClientRequestToken
+// makes idempotent; a single write is retried only when surely not applied.
+func (s *Store) catalogWrite(ctx context.Context, op string, transaction bool, send func(context.Context, func(*dynamodb.Options)) error) error {
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	var attempts writeAttempts
+	watch := attempts.single
+	if transaction {
+		watch = attempts.transaction
+	}
+	err := send(cctx, watch)
+	if err == nil {
+		return nil
+	}
+	if _, ok := isConditionFailed(err); ok {
+		return err
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return err
+	}
+	if isCode(err, "ResourceNotFoundException") {
+		return s.catalogErr(ctx, op, err)
+	}
+	return mapWriteErr(op, err, attempts.maybeSent.Load())
+}
+
+// deleteToPurge deletes an Azure table of either layout when the deployment
+// has a shared table: one TransactWriteItems marks the catalog entry deleted
+// (the table is gone for every operation at once) and adds a purge item;
+// the purge deletes the entities, or the per-table DynamoDB table, later,
+// so nothing on the request path deletes a DynamoDB table. it is the
+// active entry as read; the transaction is conditioned on its id or table,
+// so a table created again meanwhile is not the one deleted.
+func (s *Store) deleteToPurge(ctx context.Context, account, table string, it item) error {
+	now := time.Now()
+	deletedAt := formatDeletedAt(now)
+	key := tableKey(account, table)
+	cond := "#s = :active AND #p = :p"
+	values := map[string]types.AttributeValue{
+		":active":  str(stateActive),
+		":deleted": str(stateDeleted),
+		":p":       str(stringAttr(it, catPhysical)),
+		":at":      str(deletedAt),
+	}
+	names := map[string]string{"#s": catState, "#p": catPhysical, "#d": catDeletedAt, "#acl": catACL}
+	if id := stringAttr(it, catID); id != "" {
+		cond += " AND #id = :id"
+		names["#id"] = catID
+		values[":id"] = str(id)
+	}
+	pi := purgeItem(account, stringAttr(it, catName), stringAttr(it, catPhysical), stringAttr(it, catID), deletedAt)
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName:                 aws.String(s.opts.CatalogTable),
+			Key:                       key,
+			UpdateExpression:          aws.String("SET #s = :deleted, #d = :at REMOVE #acl"),
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: values,
+		}},
+		{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}},
+	}}
+	s.cache.drop(account, table)
+	err := s.catalogWrite(ctx, "delete table", true, func(cctx context.Context, opt func(*dynamodb.Options)) error {
+		_, err := s.db.TransactWriteItems(cctx, in, opt)
+		return err
+	})
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		if len(tce.CancellationReasons) > 0 && aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
+			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+		}
+		return mapErr("delete table", err)
+	}
+	return err
+}
+
+func parseSince(it item) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, stringAttr(it, catSince))
+	return t
+}
+
+// handOver replaces a per-table entry left half way (old) by the new entry
+// it, and adds a purge item for old's DynamoDB table, in one transaction
+// conditioned on old being unchanged: nothing on the request path deletes
+// a DynamoDB table, and no table is left usable but unlisted.
+func (s *Store) handOver(ctx context.Context, it, old item) error {
+	pi := purgeItem(decodeKey(stringAttr(old, catAccount)), stringAttr(old, catName), stringAttr(old, catPhysical), "", formatDeletedAt(time.Now()))
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{
+			TableName:                aws.String(s.opts.CatalogTable),
+			Item:                     it,
+			ConditionExpression:      aws.String("#s = :s AND #p = :p"),
+			ExpressionAttributeNames: map[string]string{"#s": catState, "#p": catPhysical},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":s": str(stringAttr(old, catState)),
+				":p": str(stringAttr(old, catPhysical)),
+			},
+		}},
+		{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}},
+	}}
+	err := s.catalogWrite(ctx, "create table", true, func(cctx context.Context, opt func(*dynamodb.Options)) error {
+		_, err := s.db.TransactWriteItems(cctx, in, opt)
+		return err
+	})
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return fmt.Errorf("dynamostore: table %q: %w", stringAttr(it, catName), store.ErrTableExists)
+	}
+	return err
+}

@@ -1,0 +1,140 @@
+package dynamostore
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// benchTables is how many tables BenchmarkManyTables creates; the README's
+// figure is for 10,000:
+//
+//	go test -run '^$' -bench ManyTables -benchtime 1x ./shared/store/dynamostore -args -bench.tables 10000
+var benchTables = flag.Int("bench.tables", 200, "tables BenchmarkManyTables creates in one account")
+
+// BenchmarkTableLifecycle measures Create Table and Delete Table, one after
+// the other, on both layouts, and reports the median and the 99th
+// percentile of each. DynamoDB Local creates and deletes tables at once, so
+// the per-table figures are its best case; on AWS a new table stays
+// CREATING for seconds.
+func BenchmarkTableLifecycle(b *testing.B) {
+	for _, layout := range []string{"per-table", "shared"} {
+		b.Run(layout, func(b *testing.B) {
+			var s *Store
+			if layout == "shared" {
+				s = newSharedStore(b, Options{})
+			} else {
+				s = newTestStore(b)
+			}
+			ctx := dynamolocal.Context(b, time.Hour)
+			var creates, deletes []time.Duration
+			for i := 0; b.Loop(); i++ {
+				name := fmt.Sprintf("T%d", i)
+				start := time.Now()
+				if _, err := s.CreateTable(ctx, "acct", name); err != nil {
+					b.Fatal(err)
+				}
+				mid := time.Now()
+				if err := s.DeleteTable(ctx, "acct", name); err != nil {
+					b.Fatal(err)
+				}
+				creates, deletes = append(creates, mid.Sub(start)), append(deletes, time.Since(mid))
+			}
+			reportPercentiles(b, "create", creates)
+			reportPercentiles(b, "delete", deletes)
+		})
+	}
+}
+
+func reportPercentiles(b *testing.B, what string, d []time.Duration) {
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, what+"-p50-ms")
+	b.ReportMetric(float64(d[len(d)*99/100].Microseconds())/1000, what+"-p99-ms")
+}
+
+// BenchmarkManyTables creates -bench.tables tables in one account of the
+// shared layout, lists them with paging, inserts into and queries each,
+// deletes them all, and purges them, reporting each phase's rate.
+func BenchmarkManyTables(b *testing.B) {
+	for b.Loop() {
+		s := newSharedStore(b, Options{PurgeGrace: time.Millisecond, PurgeRate: 100_000})
+		ctx := dynamolocal.Context(b, time.Hour)
+		n := *benchTables
+		phase := func(name string, each func(i int) error) {
+			start := time.Now()
+			for i := range n {
+				if err := each(i); err != nil {
+					b.Fatalf("%s %d: %v", name, i, err)
+				}
+			}
+			b.ReportMetric(float64(n)/time.Since(start).Seconds(), name+"/s")
+		}
+		table := func(i int) string { return fmt.Sprintf("Table%06d", i) }
+		phase("create", func(i int) error { _, err := s.CreateTable(ctx, "acct", table(i)); return err })
+		start, listed, next := time.Now(), 0, ""
+		for {
+			page, err := s.QueryTables(ctx, "acct", store.TableQuery{Top: 1000, After: next})
+			if err != nil {
+				b.Fatal(err)
+			}
+			listed += len(page.Tables)
+			if next = page.Next; next == "" {
+				break
+			}
+		}
+		if listed != n {
+			b.Fatalf("listed %d of %d tables", listed, n)
+		}
+		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "list/s")
+		phase("insert", func(i int) error {
+			return s.Write(ctx, "acct", table(i), []store.Op{{Kind: store.OpInsert, Entity: newEntity("p", "r", benchProps(i))}})
+		})
+		phase("query", func(i int) error {
+			page, err := s.QueryEntities(ctx, "acct", table(i), store.Query{Top: 10})
+			if err == nil && len(page.Entities) != 1 {
+				err = fmt.Errorf("%d entities", len(page.Entities))
+			}
+			return err
+		})
+		phase("delete", func(i int) error { return s.DeleteTable(ctx, "acct", table(i)) })
+		start = time.Now()
+		rep, err := s.Purge(ctx)
+		if err != nil || rep.Tables != n || rep.Items != n {
+			b.Fatalf("Purge = %+v, %v", rep, err)
+		}
+		b.ReportMetric(float64(rep.Items)/time.Since(start).Seconds(), "purged-items/s")
+	}
+}
+
+// BenchmarkPurge measures the purge's rate on one table of -bench.tables x
+// 100 entities, unthrottled (PurgeRate far above what DynamoDB Local takes).
+func BenchmarkPurge(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		env := newEnv(b, newSharedStore(b, Options{PurgeGrace: time.Millisecond, PurgeRate: 1_000_000}))
+		n := *benchTables * 100
+		for i := 0; i < n; i += 100 {
+			var ops []store.Op
+			for j := range 100 {
+				ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity(fmt.Sprintf("p%d", i/100), fmt.Sprintf("r%03d", j), benchProps(i+j))})
+			}
+			env.mustWrite(ops...)
+		}
+		if err := env.s.DeleteTable(env.ctx, env.account, env.table); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+		b.StartTimer()
+		start := time.Now()
+		rep, err := env.s.Purge(env.ctx)
+		if err != nil || rep.Items != n {
+			b.Fatalf("Purge = %+v, %v", rep, err)
+		}
+		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "items/s")
+	}
+}
