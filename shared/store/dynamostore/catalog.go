@@ -86,7 +86,7 @@ func tableInfo(it item) (store.TableInfo, error) {
 // Options.RecreateCatalog the store re-creates it empty at once, as New does
 // at first start.
 func (s *Store) catalogErr(ctx context.Context, op string, err error) error {
-	if !isCode(err, "ResourceNotFoundException") {
+	if !isTableMissing(err) {
 		return mapErr(op, err)
 	}
 	name := s.opts.CatalogTable

@@ -46,7 +46,7 @@ func (s *Store) markNoIndex(phys string) {
 // table lacks ("The table does not have the specified index") or is still
 // building ("Cannot read from backfilling global secondary index").
 func isMissingIndex(err error) bool {
-	if !isCode(err, "ValidationException") {
+	if !hasUnmodeledCode(err, "ValidationException") {
 		return false
 	}
 	msg := strings.ToLower(err.Error())

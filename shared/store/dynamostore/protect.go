@@ -87,7 +87,7 @@ func (s *Store) enableRecovery(ctx context.Context, phys string) error {
 		TableName:                        aws.String(phys),
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)},
 	})
-	if err != nil && mode == PITRBestEffort && isCode(err, "UnknownOperationException") {
+	if err != nil && mode == PITRBestEffort && hasUnmodeledCode(err, "UnknownOperationException") {
 		return nil
 	}
 	if err != nil {
@@ -100,7 +100,7 @@ func (s *Store) enableRecovery(ctx context.Context, phys string) error {
 // own Delete Table can delete the table; it reports whether the table was
 // protected.
 func (s *Store) liftDeletionProtection(ctx context.Context, phys string, deleteErr error) (bool, error) {
-	if !isCode(deleteErr, "ValidationException") || !strings.Contains(deleteErr.Error(), "protected against deletion") {
+	if !hasUnmodeledCode(deleteErr, "ValidationException") || !strings.Contains(deleteErr.Error(), "protected against deletion") {
 		return false, nil
 	}
 	cctx, cancel := s.call(ctx)

@@ -273,14 +273,14 @@ func (s *Store) ensureTable(ctx context.Context, in *dynamodb.CreateTableInput) 
 			return nil
 		}
 	}
-	if err != nil && !isCode(err, "ResourceNotFoundException") {
+	if err != nil && !isTableMissing(err) {
 		return mapErr("describe table "+name, err)
 	}
 	if err != nil {
 		cctx, cancel := s.call(ctx)
 		_, err = s.db.CreateTable(cctx, in)
 		cancel()
-		if err != nil && !isCode(err, "ResourceInUseException") { // created concurrently
+		if err != nil && !isTableInUse(err) { // created concurrently
 			return mapErr("create table "+name, err)
 		}
 	}

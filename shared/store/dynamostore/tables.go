@@ -142,7 +142,7 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 		s.protectInput(in, account, table)
 		_, err = s.db.CreateTable(cctx, in)
 		cancel()
-		if err == nil || !isCode(err, "ResourceInUseException") {
+		if err == nil || !isTableInUse(err) {
 			break
 		}
 		// The DynamoDB table exists: still being deleted, or left by a
@@ -345,7 +345,7 @@ func (s *Store) deletePhysical(ctx context.Context, phys string) error {
 		}
 		err = s.sendDeleteTable(ctx, phys)
 	}
-	if err == nil || isCode(err, "ResourceNotFoundException") {
+	if err == nil || isTableMissing(err) {
 		return nil
 	}
 	return mapErr("delete table "+phys, err)
@@ -363,7 +363,7 @@ func (s *Store) sendDeleteTable(ctx context.Context, phys string) error {
 		cctx, cancel := s.call(ctx)
 		_, err := s.db.DeleteTable(cctx, &dynamodb.DeleteTableInput{TableName: aws.String(phys)})
 		cancel()
-		if !isCode(err, "ResourceInUseException") || attempt == deleteTableAttempts {
+		if !isTableInUse(err) || attempt == deleteTableAttempts {
 			return err
 		}
 		if err := s.waitActive(ctx, phys); err != nil {
