@@ -3,7 +3,6 @@ package dynamostore
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -100,7 +99,14 @@ func (s *Store) enableRecovery(ctx context.Context, phys string) error {
 // own Delete Table can delete the table; it reports whether the table was
 // protected.
 func (s *Store) liftDeletionProtection(ctx context.Context, phys string, deleteErr error) (bool, error) {
-	if !hasUnmodeledCode(deleteErr, "ValidationException") || !strings.Contains(deleteErr.Error(), "protected against deletion") {
+	if !hasUnmodeledCode(deleteErr, "ValidationException") {
+		return false, nil
+	}
+	// DynamoDB refuses a protected table's DeleteTable with a plain
+	// ValidationException; the table's description, not the message,
+	// says whether protection was the reason (issue 23, item 7).
+	desc, err := s.describe(ctx, phys)
+	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
 		return false, nil
 	}
 	cctx, cancel := s.call(ctx)
