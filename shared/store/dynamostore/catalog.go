@@ -63,7 +63,7 @@ func (s *Store) GetTable(ctx context.Context, account, table string) (store.Tabl
 	if err != nil {
 		return store.TableInfo{}, s.catalogErr(ctx, "get table", err)
 	}
-	if out.Item == nil || stringAttr(out.Item, catState) != stateActive {
+	if out.Item == nil || stringAttr(out.Item, catState) != stateActive && !s.finishIfActive(ctx, account, table, out.Item) {
 		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 	}
 	return tableInfo(out.Item)
@@ -144,7 +144,10 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 		}
 		for i, it := range out.Items {
 			lower := strings.TrimPrefix(stringAttr(it, catKey), tableKeyPrefix)
-			if stringAttr(it, catState) != stateActive || q.After != "" && lower <= q.After {
+			if q.After != "" && lower <= q.After {
+				continue
+			}
+			if stringAttr(it, catState) != stateActive && !s.finishIfActive(ctx, account, stringAttr(it, catName), it) {
 				continue
 			}
 			info, err := tableInfo(it)
