@@ -17,8 +17,9 @@ const (
 	// server and tools).
 	PITROff PITRMode = ""
 	// PITRRequired enables it on every table CreateTable creates; a failure
-	// fails the create (the name stays claimed, and a later create adopts
-	// the table and tries again).
+	// fails the create, deletes the DynamoDB table again and frees the
+	// name (halfcreated.go), so no table is served unprotected or left
+	// usable but unlisted.
 	PITRRequired PITRMode = "required"
 	// PITRBestEffort enables it where the endpoint knows the API:
 	// DynamoDB Local answers UpdateContinuousBackups with

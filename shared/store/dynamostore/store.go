@@ -91,6 +91,11 @@ type Options struct {
 	// the catalog is a stack resource with point-in-time recovery and
 	// re-creating it empty would hide its loss (see catalogErr).
 	RecreateCatalog bool
+	// RequireCatalog makes New fail when the catalog table is missing
+	// instead of creating it: a deployment on AWS, whose catalog is a
+	// stack resource, must not start over with an empty list of tables.
+	// Settings.Options sets it for every endpoint but a local one.
+	RequireCatalog bool
 	// Protection is what every table CreateTable creates gets: point-in-time
 	// recovery, tags, a customer managed key, table class, deletion
 	// protection (see protect.go). The zero value adds only the account
@@ -174,7 +179,11 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("dynamostore: layout %q: use %q or %q", opts.Layout, LayoutOrdered, LayoutUnordered)
 	}
 	s := &Store{db: tuneClient(client), opts: opts}
-	if err := s.ensureCatalog(ctx); err != nil {
+	if opts.RequireCatalog {
+		if err := s.requireCatalog(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := s.ensureCatalog(ctx); err != nil {
 		return nil, err
 	}
 	if opts.SharedTable != "" && opts.RecreateCatalog {
@@ -258,6 +267,17 @@ func (s *Store) ensureCatalog(ctx context.Context) error {
 		AttributeDefinitions: keyAttributeDefinitions(catAccount, catKey),
 		KeySchema:            keySchema(catAccount, catKey),
 	})
+}
+
+// requireCatalog checks that the catalog table exists, and fails as a
+// request that finds it missing does (catalogErr) when it does not.
+func (s *Store) requireCatalog(ctx context.Context) error {
+	_, err := s.describe(ctx, s.opts.CatalogTable)
+	if errors.Is(err, store.ErrTableNotFound) {
+		return fmt.Errorf("dynamostore: the catalog table %s does not exist: deploy the stack (or restore the table) first; "+
+			"only a local endpoint (DynamoDB Local) creates it on its own: %w", s.opts.CatalogTable, store.ErrUnavailable)
+	}
+	return err
 }
 
 // ensureTable creates a table of the deployment (the catalog, the shared
