@@ -72,7 +72,8 @@
 // lower-cased table name (bytes outside [A-Za-z0-9-] escaped as _xx), with
 // hash key PartitionKey (S), range key RowKey (S) and on-demand
 // (PAY_PER_REQUEST) capacity. A catalog table (Options.CatalogTable, created
-// by New when missing) holds, per account, each table's name in the case it
+// by New when missing, unless Options.RequireCatalog: Settings sets that
+// for every endpoint but a local one) holds, per account, each table's name in the case it
 // was created with (names are case-insensitive but keep their case), its
 // state and its stored access policies, and the account's service
 // properties document.
@@ -81,7 +82,11 @@
 // Options.TableWaitTimeout). While DynamoDB still drops a deleted table, its
 // name answers store.ErrTableBeingDeleted, as Azure answers 409
 // TableBeingDeleted. See tables.go for the catalog states and how a crashed
-// create or delete is finished by the next CreateTable.
+// create or delete is finished by the next CreateTable, and halfcreated.go
+// for a create that gave up after its DynamoDB table existed: a Create
+// Table retry adopts it at once, and Get Table, List Tables and Delete
+// Table finish it once its DynamoDB table is ACTIVE, so it is never usable
+// for long without being listed.
 //
 // Quota: an AWS account may have 2,500 DynamoDB tables per region by default,
 // adjustable to 10,000 through Service Quotas, and one table per Azure table
