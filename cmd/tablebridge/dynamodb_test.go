@@ -97,7 +97,7 @@ func TestDynamoDBAddIndexCommand(t *testing.T) {
 	if err := dynamodbCmd(context.Background(), append(args, "-tables", "events,Missing"), &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), `table "Missing" is not in`) {
 		t.Errorf("a missing table: %v", err)
 	}
-	if err := dynamodbCmd(context.Background(), []string{"add-index", "-dynamodb-layout", "sorted", "-dynamodb-endpoint", endpoint}, &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), "want ordered or unordered") {
+	if err := dynamodbCmd(context.Background(), []string{"add-index", "-dynamodb-layout", "sorted", "-dynamodb-endpoint", endpoint}, &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), "want shared, ordered or unordered") {
 		t.Errorf("a bad layout: %v", err)
 	}
 }

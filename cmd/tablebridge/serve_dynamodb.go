@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
+	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
@@ -92,13 +93,21 @@ func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error
 	if err != nil {
 		return nil, err
 	}
-	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: d.prefix, Layout: layout, SharedTable: d.sharedTable(), RequestTimeout: d.timeout,
-		// A DynamoDB Local restarted in memory loses the catalog; serve
-		// makes it again as at first start.
-		RecreateCatalog: true,
+	// The functions' protection, from the same environment variables
+	// (TABLEBRIDGE_PITR and the others, README), so a table is made alike
+	// whichever door creates it.
+	protection, err := lambdafn.LoadProtection(os.Getenv, d.endpoint)
+	if err != nil {
+		return nil, err
+	}
+	// dynamostore.Settings builds the Options the functions use too: the
+	// catalog is re-created only on a local endpoint (DynamoDB Local
+	// restarted in memory), never on AWS, where it is the stack's.
+	st, err := dynamostore.New(ctx, client, dynamostore.Settings{Endpoint: d.endpoint, TablePrefix: d.prefix, Layout: layout,
+		SharedTable: d.sharedTable(), Protection: protection, RequestTimeout: d.timeout,
 		// The server purges deleted tables of the shared layout itself.
 		PurgeEvery: purgeEvery,
-		Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil))})
+		Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil))}.Options())
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb store: %w", err)
 	}

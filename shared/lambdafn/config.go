@@ -153,7 +153,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	} else {
 		c.OAuth = oc
 	}
-	if p, err := loadProtection(getenv); err != nil {
+	if p, err := LoadProtection(getenv, c.DynamoDBEndpoint); err != nil {
 		errs = append(errs, err)
 	} else {
 		c.Protection = p
@@ -240,14 +240,22 @@ func parseLogLevel(ours, lambdas string) (slog.Level, error) {
 	return slog.LevelInfo, nil
 }
 
-// loadProtection reads the protection of new tables: point-in-time
-// recovery required unless told otherwise, tags naming the stack, and the
-// optional key, class and deletion protection.
-func loadProtection(getenv func(string) string) (dynamostore.Protection, error) {
+// LoadProtection reads the protection of new tables from the environment,
+// for the functions and for `tablebridge serve -store dynamodb` alike
+// (issue 23, item 6): point-in-time recovery required unless told
+// otherwise (best-effort by default on a local endpoint, since DynamoDB
+// Local does not implement it), tags naming the stack, and the optional
+// key, class and deletion protection.
+func LoadProtection(getenv func(string) string, endpoint string) (dynamostore.Protection, error) {
 	var p dynamostore.Protection
 	var errs []error
 	switch v := strings.TrimSpace(getenv(EnvPITR)); v {
-	case "", string(dynamostore.PITRRequired):
+	case "":
+		p.PointInTimeRecovery = dynamostore.PITRRequired
+		if dynamostore.IsLocalEndpoint(endpoint) {
+			p.PointInTimeRecovery = dynamostore.PITRBestEffort
+		}
+	case string(dynamostore.PITRRequired):
 		p.PointInTimeRecovery = dynamostore.PITRRequired
 	case string(dynamostore.PITRBestEffort):
 		p.PointInTimeRecovery = dynamostore.PITRBestEffort

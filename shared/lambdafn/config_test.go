@@ -99,7 +99,12 @@ func TestLoadConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.want.Protection.PointInTimeRecovery == "" && tc.env[lambdafn.EnvPITR] != "off" {
-				tc.want.Protection.PointInTimeRecovery = dynamostore.PITRRequired // the default
+				// The default: required, best-effort on a local endpoint
+				// (DynamoDB Local does not implement it).
+				tc.want.Protection.PointInTimeRecovery = dynamostore.PITRRequired
+				if dynamostore.IsLocalEndpoint(tc.want.DynamoDBEndpoint) {
+					tc.want.Protection.PointInTimeRecovery = dynamostore.PITRBestEffort
+				}
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)

@@ -160,14 +160,21 @@ func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Accou
 	return fetchAccount(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.KeysSecret, cfg.AccountName)
 }
 
+// StoreSettings are the DynamoDB store's settings of the configuration, as
+// `tablebridge serve -store dynamodb` builds them from its flags.
+func (c Config) StoreSettings() dynamostore.Settings {
+	return dynamostore.Settings{Endpoint: c.DynamoDBEndpoint, TablePrefix: c.TablePrefix, CatalogTable: c.CatalogTable,
+		SharedTable: c.SharedTable, Layout: c.DynamoDBLayout, Protection: c.Protection,
+		// Each execution environment caches look-ups of its own: confirm
+		// them, so a table deleted elsewhere is missing at once.
+		ConfirmTable: true}
+}
+
 // openStore builds the DynamoDB client with the store's bounded retries and
 // the consumed-capacity middleware, and the store.
 func openStore(ctx context.Context, awsCfg aws.Config, cfg Config) (*dynamostore.Store, error) {
 	client := dynamostore.NewClientFromConfig(awsCfg, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint}, MeterCapacity)
-	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: cfg.TablePrefix, CatalogTable: cfg.CatalogTable, Layout: cfg.DynamoDBLayout,
-		// Each execution environment caches look-ups of its own: confirm
-		// them, so a table deleted elsewhere is missing at once.
-		SharedTable: cfg.SharedTable, ConfirmTable: true, Protection: cfg.Protection})
+	st, err := dynamostore.New(ctx, client, cfg.StoreSettings().Options())
 	if err != nil {
 		return nil, fmt.Errorf("lambdafn: DynamoDB store (catalog table %s): %w", cfg.CatalogTable, err)
 	}

@@ -182,6 +182,13 @@ type Store interface {
 	// ErrConditionFailed, ErrEntityTooLarge, ErrTooManyProperties or
 	// ErrKeyTooLong; ErrTableNotFound may come bare. Ops of one call name
 	// distinct entities.
+	//
+	// Timestamps only increase: when the Timestamp of a Replace or Merge
+	// is not after the version it replaces (the stored one, or the one its
+	// If-Match names), as happens when processes' clocks differ, Write
+	// moves it just past that version (by 100 ns) and sets it in
+	// op.Entity.Timestamp, which on success is always the Timestamp
+	// stored. Callers build the ETag from it.
 	Write(ctx context.Context, account, table string, ops []Op) error
 
 	// GetServiceProperties returns the account's stored service properties

@@ -58,6 +58,15 @@
 // context's error (503 ServerBusy); once claimed it reports its commit,
 // because it may already be on disk.
 //
+// # Timestamps
+//
+// A replace or merge whose Timestamp is not after the stored version's (the
+// clock stepped back) is stamped 100 ns after it instead, under the write
+// lock, and the Timestamp stored is handed back in op.Entity.Timestamp
+// (store.Store.Write): Timestamps only increase and no two versions share
+// an ETag. One process owns the file, so comparing with the stored value
+// inside the write transaction is exact and costs no extra read.
+//
 // # Queries
 //
 // QueryEntities seeks a cursor to the lowest key the query's Keys range and

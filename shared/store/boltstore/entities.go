@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -253,6 +254,19 @@ func checkOp(current []byte, p plannedOp) (mutation, error) {
 	if err := checkCondition(p.Op, current); err != nil {
 		return mutation{}, err
 	}
+	if current != nil && p.Kind != store.OpDelete {
+		raised, err := raiseTimestamp(p.Entity, current)
+		if err != nil {
+			return mutation{}, err
+		}
+		if raised && p.Kind == store.OpReplace {
+			v, err := encodeEntity(p.Entity)
+			if err != nil {
+				return mutation{}, err
+			}
+			p.value = v
+		}
+	}
 	switch p.Kind {
 	case store.OpReplace:
 		return mutation{key: p.key, value: p.value}, nil
@@ -287,6 +301,26 @@ func checkOp(current []byte, p plannedOp) (mutation, error) {
 		return mutation{}, err
 	}
 	return mutation{key: p.key, value: v}, nil
+}
+
+// tick is the Timestamp's precision (the ETag's 7 fractional digits).
+const tick = 100 * time.Nanosecond
+
+// raiseTimestamp moves e's new Timestamp just past the stored version's
+// when it is not after it (the clock stepped back, or an injected one
+// lags), so an entity's Timestamps only increase and no two versions share
+// an ETag (store.Store.Write). The store is one process and this runs
+// under bbolt's write lock, so comparing with the stored value is exact.
+func raiseTimestamp(e *model.Entity, current []byte) (bool, error) {
+	stored, err := decodeTimestamp(current)
+	if err != nil {
+		return false, err
+	}
+	if e.Timestamp.After(stored) {
+		return false, nil
+	}
+	e.Timestamp = stored.Add(tick)
+	return true, nil
 }
 
 // checkCondition applies an If-Match condition to the stored value (nil when

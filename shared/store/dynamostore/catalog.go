@@ -63,7 +63,7 @@ func (s *Store) GetTable(ctx context.Context, account, table string) (store.Tabl
 	if err != nil {
 		return store.TableInfo{}, s.catalogErr(ctx, "get table", err)
 	}
-	if out.Item == nil || stringAttr(out.Item, catState) != stateActive {
+	if out.Item == nil || stringAttr(out.Item, catState) != stateActive && !s.finishIfActive(ctx, account, table, out.Item) {
 		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 	}
 	return tableInfo(out.Item)
@@ -86,7 +86,7 @@ func tableInfo(it item) (store.TableInfo, error) {
 // Options.RecreateCatalog the store re-creates it empty at once, as New does
 // at first start.
 func (s *Store) catalogErr(ctx context.Context, op string, err error) error {
-	if !isCode(err, "ResourceNotFoundException") {
+	if !isTableMissing(err) {
 		return mapErr(op, err)
 	}
 	name := s.opts.CatalogTable
@@ -144,7 +144,10 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 		}
 		for i, it := range out.Items {
 			lower := strings.TrimPrefix(stringAttr(it, catKey), tableKeyPrefix)
-			if stringAttr(it, catState) != stateActive || q.After != "" && lower <= q.After {
+			if q.After != "" && lower <= q.After {
+				continue
+			}
+			if stringAttr(it, catState) != stateActive && !s.finishIfActive(ctx, account, stringAttr(it, catName), it) {
 				continue
 			}
 			info, err := tableInfo(it)

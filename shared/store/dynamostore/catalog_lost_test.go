@@ -95,7 +95,7 @@ func TestCreateTableCatalogWritesAreIdempotent(t *testing.T) {
 	}
 	const marker = "marker-1"
 	for i := range 2 {
-		if claimed, err := s.claimTable(ctx, "acct", "Retried", phys, marker); !claimed || err != nil {
+		if claimed, _, err := s.claimTable(ctx, "acct", "Retried", phys, marker); !claimed || err != nil {
 			t.Fatalf("claim %d: %t, %v", i, claimed, err)
 		}
 	}
@@ -108,7 +108,7 @@ func TestCreateTableCatalogWritesAreIdempotent(t *testing.T) {
 		t.Fatalf("GetTable: %+v, %v", info, err)
 	}
 	// Another creator's claim on the name is still a conflict.
-	if claimed, err := s.claimTable(ctx, "acct", "Retried", phys, "marker-2"); claimed || !errors.Is(err, store.ErrTableExists) {
+	if claimed, _, err := s.claimTable(ctx, "acct", "Retried", phys, "marker-2"); claimed || !errors.Is(err, store.ErrTableExists) {
 		t.Fatalf("a second creator: %t, %v", claimed, err)
 	}
 }

@@ -54,7 +54,7 @@ var singleWriteRetryer = retry.NewStandard(func(so *retry.StandardOptions) {
 	so.Retryables = []retry.IsErrorRetryable{
 		retry.NoRetryCanceledError{},
 		retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
-			return aws.BoolTernary(throttleCodes[apiCode(err)] || notSent(err))
+			return aws.BoolTernary(isThrottled(err) || notSent(err))
 		}),
 	}
 })
@@ -84,7 +84,7 @@ type attemptWatcher struct {
 }
 
 func (r attemptWatcher) IsErrorRetryable(err error) bool {
-	if !surelyNotApplied(err) {
+	if !surelyNotApplied(err) || provesSent(err) {
 		r.attempts.maybeSent.Store(true)
 	}
 	return r.Retryer.IsErrorRetryable(err)

@@ -75,7 +75,8 @@
 // lower-cased table name (bytes outside [A-Za-z0-9-] escaped as _xx), with
 // hash key PartitionKey (S), range key RowKey (S) and on-demand
 // (PAY_PER_REQUEST) capacity. A catalog table (Options.CatalogTable, created
-// by New when missing) holds, per account, each table's name in the case it
+// by New when missing, unless Options.RequireCatalog: Settings sets that
+// for every endpoint but a local one) holds, per account, each table's name in the case it
 // was created with (names are case-insensitive but keep their case), its
 // state and its stored access policies, and the account's service
 // properties document.
@@ -84,7 +85,11 @@
 // Options.TableWaitTimeout). While DynamoDB still drops a deleted table, its
 // name answers store.ErrTableBeingDeleted, as Azure answers 409
 // TableBeingDeleted. See tables.go for the catalog states and how a crashed
-// create or delete is finished by the next CreateTable.
+// create or delete is finished by the next CreateTable, and halfcreated.go
+// for a create that gave up after its DynamoDB table existed: a Create
+// Table retry adopts it at once, and Get Table, List Tables and Delete
+// Table finish it once its DynamoDB table is ACTIVE, so it is never usable
+// for long without being listed.
 //
 // Quota: an AWS account may have 2,500 DynamoDB tables per region by default,
 // adjustable to 10,000 through Service Quotas, and one table per Azure table
@@ -137,6 +142,8 @@
 //	insert                  1 PutItem
 //	replace, upsert         1 PutItem
 //	merge, merge-upsert     1 UpdateItem (SET each property)
+//	                        (+1 for a replace or merge whose stored version
+//	                        is stamped later, see Timestamps)
 //	delete                  1 DeleteItem
 //	Write of several ops    1 TransactWriteItems (DynamoDB's 100 actions and
 //	                        4 MB, like Azure's 100 operations and 4 MiB)
@@ -158,6 +165,36 @@
 // count that each merge raises by the properties it sends (a merge it turns
 // away is redone exactly, which resets it), 1 MiB by measuring the merged
 // entity on the slow path (a single item can never exceed it).
+//
+// # Timestamps
+//
+// The service stamps each write from its process's clock, and Lambda
+// execution environments have independent clocks, so a write can carry a
+// Timestamp older than the version it replaces. Yet incremental sync by
+// `Timestamp ge` needs an entity's Timestamp to only increase, and the ETag
+// is the Timestamp, so two versions must never share one. Without a read
+// before each write:
+//
+//   - Replace and merge without If-Match carry the condition
+//     `attribute_not_exists(Timestamp) OR Timestamp < :new`. In the common
+//     case (clocks roughly agree, writes to one entity not within the skew)
+//     it holds and the write is still one request.
+//   - When it fails, ALL_OLD hands back the stored item: the next attempt
+//     is conditioned on exactly that version and stamped 100 ns after its
+//     Timestamp (raiseTimestamps), one request more. A writer that raced
+//     in between makes it go round again, as any condition failure does.
+//   - An If-Match write's Timestamp must exceed the one it matches: it is
+//     raised locally before the request, no condition needed, since the
+//     If-Match pins that version.
+//   - All ops of one Write keep sharing one Timestamp when raised (a batch
+//     has one Timestamp, as on Azure).
+//
+// The Timestamp stored is handed back in op.Entity.Timestamp
+// (store.Store.Write), from which the service builds the ETag it answers.
+// Limit: a delete leaves nothing to compare with, so an entity inserted
+// again after a delete by a process whose clock lags may get a Timestamp
+// older than the deleted version's (never equal to the version it
+// replaces, since there is none).
 //
 // # Queries
 //
@@ -240,7 +277,8 @@
 // write capacity and storage about double.
 //
 // Older tables: a table without the index answers "does not have the
-// specified index" (or is still backfilling it); the query then Scans, and
+// specified index" (or is still backfilling it: DescribeTable, not the
+// message, tells which, see orderIndexUnusable); the query then Scans, and
 // the store Scans that table for a minute before trying the index again.
 // AddOrderIndex (`tablebridge dynamodb add-index`) writes $s and $o on
 // entities that lack them (written before they existed), adds the index and
@@ -248,10 +286,27 @@
 //
 // # Errors
 //
+// Errors are told apart by their types (errors.As on service/dynamodb/types
+// and smithy-go's, errors.Is for system errors such as ECONNREFUSED),
+// never by message text; the one exception, an update outgrowing its item
+// (a ValidationException, which has no type of its own), is pinned by a
+// test against DynamoDB Local (errors_local_test.go).
+//
 // Throttling (ProvisionedThroughputExceededException, ThrottlingException,
 // RequestLimitExceeded) becomes store.ErrBusy (503 ServerBusy, which the
 // Azure SDKs retry); an unreachable endpoint, a network failure or a
 // deadline becomes store.ErrUnavailable. Every request runs under
 // Options.RequestTimeout, so nothing hangs. The client's own retries apply
 // below that; Configure sets sensible ones.
+//
+// A write must not answer 503 ("not performed") when it may have been
+// applied. Once any attempt of a write may have reached DynamoDB (its
+// answer lost, a timeout, a 500), the write fails with
+// store.ErrOutcomeUnknown (500 OperationTimedOut) whatever the later
+// attempts answered: throttled retries, or TransactionInProgressException,
+// which proves the first attempt of the same ClientRequestToken is still
+// running (and may yet apply). The one definite answer after such an
+// attempt is a transaction cancelled by its own conditions: a retry with
+// the token of an applied transaction succeeds instead. Catalog writes
+// follow the same rule (catalogWrite).
 package dynamostore

@@ -33,7 +33,7 @@ func TestMapErr(t *testing.T) {
 		want error // nil: none of the sentinels below
 	}{
 		{"ProvisionedThroughputExceeded", op(&types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}), store.ErrBusy},
-		{"Throttling", op(&smithy.GenericAPIError{Code: "ThrottlingException"}), store.ErrBusy},
+		{"Throttling", op(&types.ThrottlingException{}), store.ErrBusy},
 		{"RequestLimitExceeded", op(&types.RequestLimitExceeded{}), store.ErrBusy},
 		{"LimitExceeded", op(&types.LimitExceededException{}), store.ErrBusy},
 		{"TransactionConflict", op(&types.TransactionConflictException{}), store.ErrBusy},
@@ -42,6 +42,10 @@ func TestMapErr(t *testing.T) {
 		{"Deadline", op(context.DeadlineExceeded), store.ErrUnavailable},
 		{"Canceled", op(context.Canceled), store.ErrUnavailable},
 		{"ConnectionRefused", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}), store.ErrUnavailable},
+		// A refusal that is not a dial's (through a proxy, say) is known by
+		// its system error, not its words.
+		{"ConnectionRefusedOnRead", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNREFUSED)}}), store.ErrUnavailable},
+		{"TransactionInProgress", op(&types.TransactionInProgressException{}), store.ErrBusy},
 		{"DNS", op(&net.DNSError{Err: "no such host", Name: "dynamodb.invalid"}), store.ErrUnavailable},
 		{"Validation", op(&smithy.GenericAPIError{Code: "ValidationException", Message: "bad"}), nil},
 		{"InternalServerError", op(&types.InternalServerError{}), nil},
@@ -213,8 +217,8 @@ func TestIsItemTooLarge(t *testing.T) {
 }
 
 // TestMapWriteErr: 503 (ErrBusy, ErrUnavailable) only for what surely was
-// not applied; whatever may have been is ErrOutcomeUnknown (500
-// OperationTimedOut).
+// not applied; once an attempt may have been, ErrOutcomeUnknown (500
+// OperationTimedOut) whatever the last attempt's error (issue 23, item 3).
 func TestMapWriteErr(t *testing.T) {
 	op := func(err error) error {
 		return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "PutItem", Err: err}
@@ -225,35 +229,65 @@ func TestMapWriteErr(t *testing.T) {
 	cases := []struct {
 		name string
 		err  error
+		// want is the answer when no attempt may have been sent before the
+		// last one (and the last one's own fate decides).
 		want error
 	}{
-		{"Throttling", op(&smithy.GenericAPIError{Code: "ThrottlingException"}), store.ErrBusy},
+		{"Throttling", op(&types.ThrottlingException{}), store.ErrBusy},
 		{"ProvisionedThroughputExceeded", op(serverError(400, &types.ProvisionedThroughputExceededException{})), store.ErrBusy},
-		{"ConnectionRefused", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}}), store.ErrUnavailable},
+		{"RetryQuotaExceeded", op(fmt.Errorf("failed to get rate limit token, %w", ratelimit.QuotaExceededError{Available: 0, Requested: 5})), store.ErrBusy},
+		{"ConnectionRefused", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}), store.ErrUnavailable},
 		{"DNS", op(&net.DNSError{Err: "no such host", Name: "dynamodb.invalid"}), store.ErrUnavailable},
 		{"ResourceNotFound", op(&types.ResourceNotFoundException{}), store.ErrTableNotFound},
-		{"Deadline", op(context.DeadlineExceeded), store.ErrOutcomeUnknown},
-		{"Canceled", op(context.Canceled), store.ErrOutcomeUnknown},
-		{"ReadTimeout", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}}), store.ErrOutcomeUnknown},
-		{"ConnectionReset", op(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}), store.ErrOutcomeUnknown},
-		{"InternalServerError", op(serverError(500, &types.InternalServerError{})), store.ErrOutcomeUnknown},
 		{"Validation", op(serverError(400, &smithy.GenericAPIError{Code: "ValidationException", Message: "bad"})), nil},
+		// Proof that an earlier attempt reached DynamoDB and still runs.
+		{"TransactionInProgress", op(&types.TransactionInProgressException{}), store.ErrOutcomeUnknown},
 	}
 	sentinels := []error{store.ErrBusy, store.ErrUnavailable, store.ErrTableNotFound, store.ErrOutcomeUnknown}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := mapWriteErr("write entity", c.err, true)
-			for _, s := range sentinels {
-				if is := errors.Is(got, s); is != (s == c.want) {
-					t.Errorf("errors.Is(%v, %v) = %t", got, s, is)
-				}
+	check := func(t *testing.T, got, want error) {
+		t.Helper()
+		for _, s := range sentinels {
+			if is := errors.Is(got, s); is != (s == want) {
+				t.Errorf("errors.Is(%v, %v) = %t", got, s, is)
 			}
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.name+"/NothingSentBefore", func(t *testing.T) {
+			check(t, mapWriteErr("write entity", c.err, false), c.want)
+		})
+		t.Run(c.name+"/MaybeSentBefore", func(t *testing.T) {
+			check(t, mapWriteErr("write entity", c.err, true), store.ErrOutcomeUnknown)
 		})
 	}
 	// Time ran out between attempts none of which may have been sent (each
 	// refused, say): nothing was applied.
 	if got := mapWriteErr("write entity", op(context.DeadlineExceeded), false); !errors.Is(got, store.ErrUnavailable) {
 		t.Errorf("deadline with nothing sent: %v, want ErrUnavailable", got)
+	}
+}
+
+func TestCancelledByConditions(t *testing.T) {
+	reasons := func(codes ...string) *types.TransactionCanceledException {
+		tce := &types.TransactionCanceledException{}
+		for _, c := range codes {
+			tce.CancellationReasons = append(tce.CancellationReasons, types.CancellationReason{Code: aws.String(c)})
+		}
+		return tce
+	}
+	for _, c := range []struct {
+		codes []string
+		want  bool
+	}{
+		{[]string{"None", "ConditionalCheckFailed"}, true},
+		{[]string{"ValidationError", "None"}, true},
+		{[]string{"ConditionalCheckFailed", "TransactionConflict"}, false},
+		{[]string{"None", "ThrottlingError"}, false},
+		{[]string{"None", "None"}, false},
+	} {
+		if got := cancelledByConditions(reasons(c.codes...)); got != c.want {
+			t.Errorf("cancelledByConditions(%v) = %t, want %t", c.codes, got, c.want)
+		}
 	}
 }
 
@@ -265,7 +299,7 @@ func TestSingleWriteRetryer(t *testing.T) {
 		err   error
 		retry bool
 	}{
-		{"Throttling", &smithy.GenericAPIError{Code: "ThrottlingException"}, true},
+		{"Throttling", &types.ThrottlingException{}, true},
 		{"ConnectionRefused", &smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}}, true},
 		{"ReadTimeout", &smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}}, false},
 		{"ConnectionReset", &smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}, false},
@@ -283,12 +317,17 @@ func TestAttemptWatcher(t *testing.T) {
 	var w writeAttempts
 	r := attemptWatcher{Retryer: singleWriteRetryer, attempts: &w}
 	r.IsErrorRetryable(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}})
-	r.IsErrorRetryable(&smithy.GenericAPIError{Code: "ThrottlingException"})
+	r.IsErrorRetryable(&types.ThrottlingException{})
 	if w.maybeSent.Load() {
 		t.Fatal("a refused and a throttled attempt count as maybe sent")
 	}
 	r.IsErrorRetryable(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}})
 	if !w.maybeSent.Load() {
 		t.Fatal("a reset connection does not count as maybe sent")
+	}
+	var tw writeAttempts
+	attemptWatcher{Retryer: singleWriteRetryer, attempts: &tw}.IsErrorRetryable(&types.TransactionInProgressException{})
+	if !tw.maybeSent.Load() {
+		t.Fatal("TransactionInProgressException does not count as proof of an attempt sent")
 	}
 }

@@ -42,15 +42,27 @@ func (s *Store) markNoIndex(phys string) {
 	s.noIndex.Store(phys, time.Now().Add(noIndexRecheck))
 }
 
-// isMissingIndex recognizes DynamoDB's answers to a Query of an index the
-// table lacks ("The table does not have the specified index") or is still
-// building ("Cannot read from backfilling global secondary index").
-func isMissingIndex(err error) bool {
-	if !isCode(err, "ValidationException") {
+// orderIndexUnusable tells, after a Query of the order index failed with a
+// ValidationException, whether the table lacks the index or is still
+// building it (DynamoDB answers both with that code and only its message
+// tells them apart: "The table does not have the specified index",
+// "Cannot read from backfilling global secondary index"). It asks
+// DescribeTable instead of reading the message (issue 23, item 7): one
+// request, only on this error path.
+func (s *Store) orderIndexUnusable(ctx context.Context, phys string, err error) bool {
+	if !hasUnmodeledCode(err, "ValidationException") {
 		return false
 	}
-	msg := strings.ToLower(err.Error())
-	return strings.Contains(msg, "specified index") || strings.Contains(msg, "backfilling")
+	desc, derr := s.describe(ctx, phys)
+	if derr != nil {
+		return false
+	}
+	for _, gsi := range desc.GlobalSecondaryIndexes {
+		if aws.ToString(gsi.IndexName) == orderIndex {
+			return gsi.IndexStatus != types.IndexStatusActive || aws.ToBool(gsi.Backfilling)
+		}
+	}
+	return true
 }
 
 // keyed is an item read from the index with its Azure keys.
@@ -249,7 +261,7 @@ func (m *merger) readShard(ctx context.Context, sh *shardStream, limit int32) (i
 		Limit:                     aws.Int32(limit),
 	}, withEntitySink(&sink))
 	if err != nil {
-		if isMissingIndex(err) {
+		if m.s.orderIndexUnusable(ctx, m.loc.table, err) {
 			return 0, errNoOrderIndex
 		}
 		return 0, mapErr("query entities", err)

@@ -3,7 +3,6 @@ package dynamostore
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -18,8 +17,9 @@ const (
 	// server and tools).
 	PITROff PITRMode = ""
 	// PITRRequired enables it on every table CreateTable creates; a failure
-	// fails the create (the name stays claimed, and a later create adopts
-	// the table and tries again).
+	// fails the create, deletes the DynamoDB table again and frees the
+	// name (halfcreated.go), so no table is served unprotected or left
+	// usable but unlisted.
 	PITRRequired PITRMode = "required"
 	// PITRBestEffort enables it where the endpoint knows the API:
 	// DynamoDB Local answers UpdateContinuousBackups with
@@ -87,7 +87,7 @@ func (s *Store) enableRecovery(ctx context.Context, phys string) error {
 		TableName:                        aws.String(phys),
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)},
 	})
-	if err != nil && mode == PITRBestEffort && isCode(err, "UnknownOperationException") {
+	if err != nil && mode == PITRBestEffort && hasUnmodeledCode(err, "UnknownOperationException") {
 		return nil
 	}
 	if err != nil {
@@ -100,7 +100,14 @@ func (s *Store) enableRecovery(ctx context.Context, phys string) error {
 // own Delete Table can delete the table; it reports whether the table was
 // protected.
 func (s *Store) liftDeletionProtection(ctx context.Context, phys string, deleteErr error) (bool, error) {
-	if !isCode(deleteErr, "ValidationException") || !strings.Contains(deleteErr.Error(), "protected against deletion") {
+	if !hasUnmodeledCode(deleteErr, "ValidationException") {
+		return false, nil
+	}
+	// DynamoDB refuses a protected table's DeleteTable with a plain
+	// ValidationException; the table's description, not the message,
+	// says whether protection was the reason (issue 23, item 7).
+	desc, err := s.describe(ctx, phys)
+	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
 		return false, nil
 	}
 	cctx, cancel := s.call(ctx)

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -79,7 +80,8 @@ func (s *Store) readChunked(ctx context.Context, loc *location, pk, rk string, n
 		out, err := s.db.TransactGetItems(cctx, &dynamodb.TransactGetItemsInput{TransactItems: gets})
 		cancel()
 		if err != nil {
-			if isCode(err, "TransactionCanceledException") {
+			var tce *types.TransactionCanceledException
+			if errors.As(err, &tce) {
 				continue // conflicted with a write in progress: read again
 			}
 			return nil, nil, mapErr("get entity", err)

@@ -148,10 +148,10 @@ func (s *Store) catalogWrite(ctx context.Context, op string, transaction bool, s
 		return err
 	}
 	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) {
+	if errors.As(err, &tce) && (cancelledByConditions(tce) || !attempts.maybeSent.Load()) {
 		return err
 	}
-	if isCode(err, "ResourceNotFoundException") {
+	if isTableMissing(err) {
 		return s.catalogErr(ctx, op, err)
 	}
 	return mapWriteErr(op, err, attempts.maybeSent.Load())

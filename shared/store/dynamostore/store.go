@@ -98,6 +98,11 @@ type Options struct {
 	// the catalog is a stack resource with point-in-time recovery and
 	// re-creating it empty would hide its loss (see catalogErr).
 	RecreateCatalog bool
+	// RequireCatalog makes New fail when the catalog table is missing
+	// instead of creating it: a deployment on AWS, whose catalog is a
+	// stack resource, must not start over with an empty list of tables.
+	// Settings.Options sets it for every endpoint but a local one.
+	RequireCatalog bool
 	// Protection is what every table CreateTable creates gets: point-in-time
 	// recovery, tags, a customer managed key, table class, deletion
 	// protection (see protect.go). The zero value adds only the account
@@ -181,7 +186,11 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("dynamostore: layout %q: use %q or %q", opts.Layout, LayoutOrdered, LayoutUnordered)
 	}
 	s := &Store{db: tuneClient(client), opts: opts}
-	if err := s.ensureCatalog(ctx); err != nil {
+	if opts.RequireCatalog {
+		if err := s.requireCatalog(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := s.ensureCatalog(ctx); err != nil {
 		return nil, err
 	}
 	if opts.SharedTable != "" && opts.RecreateCatalog {
@@ -267,6 +276,17 @@ func (s *Store) ensureCatalog(ctx context.Context) error {
 	})
 }
 
+// requireCatalog checks that the catalog table exists, and fails as a
+// request that finds it missing does (catalogErr) when it does not.
+func (s *Store) requireCatalog(ctx context.Context) error {
+	_, err := s.describe(ctx, s.opts.CatalogTable)
+	if errors.Is(err, store.ErrTableNotFound) {
+		return fmt.Errorf("dynamostore: the catalog table %s does not exist: deploy the stack (or restore the table) first; "+
+			"only a local endpoint (DynamoDB Local) creates it on its own: %w", s.opts.CatalogTable, store.ErrUnavailable)
+	}
+	return err
+}
+
 // ensureTable creates a table of the deployment (the catalog, the shared
 // table) unless it exists, and waits until it is ACTIVE.
 func (s *Store) ensureTable(ctx context.Context, in *dynamodb.CreateTableInput) error {
@@ -280,14 +300,14 @@ func (s *Store) ensureTable(ctx context.Context, in *dynamodb.CreateTableInput) 
 			return nil
 		}
 	}
-	if err != nil && !isCode(err, "ResourceNotFoundException") {
+	if err != nil && !isTableMissing(err) {
 		return mapErr("describe table "+name, err)
 	}
 	if err != nil {
 		cctx, cancel := s.call(ctx)
 		_, err = s.db.CreateTable(cctx, in)
 		cancel()
-		if err != nil && !isCode(err, "ResourceInUseException") { // created concurrently
+		if err != nil && !isTableInUse(err) { // created concurrently
 			return mapErr("create table "+name, err)
 		}
 	}

@@ -46,9 +46,13 @@ func (s *Store) CreateTable(ctx context.Context, account, table string) (store.T
 	}
 	marker := newGen()
 	for attempt := 0; attempt < 3; attempt++ {
-		claimed, err := s.claimTable(ctx, account, table, phys, marker)
+		claimed, adopted, err := s.claimTable(ctx, account, table, phys, marker)
 		if err != nil {
 			return store.TableInfo{}, err
+		}
+		if adopted != "" {
+			// A create that gave up half way, finished now (halfcreated.go).
+			return store.TableInfo{Name: adopted}, nil
 		}
 		if !claimed {
 			continue // a finished delete freed the name; claim again
@@ -62,8 +66,9 @@ func (s *Store) CreateTable(ctx context.Context, account, table string) (store.T
 }
 
 // claimTable writes the creating item. It returns false when the name was
-// held by a finished delete that it cleaned up, so the caller claims again.
-func (s *Store) claimTable(ctx context.Context, account, table, phys, marker string) (bool, error) {
+// held by a finished delete that it cleaned up, so the caller claims again,
+// and the table's name when it adopted and finished an abandoned create.
+func (s *Store) claimTable(ctx context.Context, account, table, phys, marker string) (bool, string, error) {
 	it := tableKey(account, table)
 	it[catName] = &types.AttributeValueMemberS{Value: table}
 	it[catState] = &types.AttributeValueMemberS{Value: stateCreating}
@@ -80,28 +85,38 @@ func (s *Store) claimTable(ctx context.Context, account, table, phys, marker str
 	})
 	cancel()
 	if err == nil {
-		return true, nil
+		return true, "", nil
 	}
 	old, ok := isConditionFailed(err)
 	if !ok {
-		return false, s.catalogErr(ctx, "create table", err)
+		return false, "", s.catalogErr(ctx, "create table", err)
 	}
 	if stringAttr(old, catMarker) == marker {
 		// Our own claim: an attempt whose answer was lost applied it,
 		// and the client's retry met it.
-		return true, nil
+		return true, "", nil
 	}
 	switch stringAttr(old, catState) {
 	case stateDeleting:
-		return false, s.resumeDelete(ctx, account, table, old)
+		return false, "", s.resumeDelete(ctx, account, table, old)
 	case stateCreating:
+		if stringAttr(old, catAbandoned) != "" {
+			done, err := s.adoptClaim(ctx, account, table, old)
+			if err != nil {
+				return false, "", err
+			}
+			if done {
+				return false, stringAttr(old, catName), nil
+			}
+		}
 		since, _ := time.Parse(time.RFC3339Nano, stringAttr(old, catSince))
 		if time.Since(since) < s.staleCreate() {
-			return false, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableExists)
+			return false, "", fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableExists)
 		}
-		return s.takeOver(ctx, account, table, phys, marker, stringAttr(old, catMarker))
+		claimed, err := s.takeOver(ctx, account, table, phys, marker, stringAttr(old, catMarker))
+		return claimed, "", err
 	}
-	return false, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableExists)
+	return false, "", fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableExists)
 }
 
 // takeOver claims a creating item whose creator vanished.
@@ -142,7 +157,7 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 		s.protectInput(in, account, table)
 		_, err = s.db.CreateTable(cctx, in)
 		cancel()
-		if err == nil || !isCode(err, "ResourceInUseException") {
+		if err == nil || !isTableInUse(err) {
 			break
 		}
 		// The DynamoDB table exists: still being deleted, or left by a
@@ -173,14 +188,14 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 	s.noIndex.Delete(phys)
 	s.indexSeen.Delete(phys)
 	if err := s.waitActive(ctx, phys); err != nil {
-		// Leave the claim: the table may still turn ACTIVE, and a later
-		// CreateTable takes the claim over once it is stale.
+		// Leave the claim, abandoned: the table may still turn ACTIVE,
+		// and a Create Table retry adopts it at once (halfcreated.go).
+		s.abandonClaim(ctx, account, table, marker)
 		return err
 	}
 	if err := s.enableRecovery(ctx, phys); err != nil {
-		// Leave the claim too: a later create adopts the table and enables
-		// recovery again; no table is served unprotected.
-		return err
+		// No table is served unprotected, nor left usable but unlisted.
+		return s.dropUnprotected(ctx, account, table, phys, marker, err)
 	}
 	cctx, cancel := s.call(ctx)
 	defer cancel()
@@ -207,6 +222,8 @@ func (s *Store) createPhysical(ctx context.Context, account, table, phys, marker
 		return fmt.Errorf("dynamostore: table %q was taken over by another create: %w", table, store.ErrTableExists)
 	}
 	if err != nil {
+		// Maybe not applied: a retry, or any look at the table, finishes it.
+		s.abandonClaim(ctx, account, table, marker)
 		return s.catalogErr(ctx, "create table", err)
 	}
 	return nil
@@ -306,23 +323,34 @@ func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
 		}
 		return s.deleteToPurge(ctx, account, table, out.Item)
 	}
-	cctx, cancel := s.call(ctx)
-	out, err := s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.opts.CatalogTable),
-		Key:                      tableKey(account, table),
-		UpdateExpression:         aws.String("SET #s = :deleting, #t = :t"),
-		ConditionExpression:      aws.String("#s = :active"),
-		ExpressionAttributeNames: map[string]string{"#s": catState, "#t": catSince},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":deleting": &types.AttributeValueMemberS{Value: stateDeleting},
-			":active":   &types.AttributeValueMemberS{Value: stateActive},
-			":t":        &types.AttributeValueMemberS{Value: time.Now().UTC().Format(time.RFC3339Nano)},
-		},
-		ReturnValues: types.ReturnValueAllNew,
-	})
-	cancel()
-	if _, ok := isConditionFailed(err); ok {
-		return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+	var out *dynamodb.UpdateItemOutput
+	var err error
+	for finished := false; ; finished = true {
+		cctx, cancel := s.call(ctx)
+		out, err = s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{
+			TableName:                aws.String(s.opts.CatalogTable),
+			Key:                      tableKey(account, table),
+			UpdateExpression:         aws.String("SET #s = :deleting, #t = :t"),
+			ConditionExpression:      aws.String("#s = :active"),
+			ExpressionAttributeNames: map[string]string{"#s": catState, "#t": catSince},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":deleting": &types.AttributeValueMemberS{Value: stateDeleting},
+				":active":   &types.AttributeValueMemberS{Value: stateActive},
+				":t":        &types.AttributeValueMemberS{Value: time.Now().UTC().Format(time.RFC3339Nano)},
+			},
+			ReturnValues:                        types.ReturnValueAllNew,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+		cancel()
+		old, ok := isConditionFailed(err)
+		if !ok {
+			break
+		}
+		// A half-created table whose DynamoDB table is usable is finished,
+		// then deleted like any other (halfcreated.go).
+		if finished || !s.finishIfActive(ctx, account, table, old) {
+			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+		}
 	}
 	if err != nil {
 		return s.catalogErr(ctx, "delete table", err)
@@ -345,7 +373,7 @@ func (s *Store) deletePhysical(ctx context.Context, phys string) error {
 		}
 		err = s.sendDeleteTable(ctx, phys)
 	}
-	if err == nil || isCode(err, "ResourceNotFoundException") {
+	if err == nil || isTableMissing(err) {
 		return nil
 	}
 	return mapErr("delete table "+phys, err)
@@ -363,7 +391,7 @@ func (s *Store) sendDeleteTable(ctx context.Context, phys string) error {
 		cctx, cancel := s.call(ctx)
 		_, err := s.db.DeleteTable(cctx, &dynamodb.DeleteTableInput{TableName: aws.String(phys)})
 		cancel()
-		if !isCode(err, "ResourceInUseException") || attempt == deleteTableAttempts {
+		if !isTableInUse(err) || attempt == deleteTableAttempts {
 			return err
 		}
 		if err := s.waitActive(ctx, phys); err != nil {

@@ -140,7 +140,17 @@ func TestCrashedTableCalls(t *testing.T) {
 		}
 	})
 	t.Run("CreateInProgress", func(t *testing.T) {
+		// Another create claimed the name and has not created its
+		// DynamoDB table yet. (A claim whose table is ACTIVE is finished
+		// by whoever finds it: TestHalfCreatedTable.)
 		env := newEnv(t, newTestStore(t))
+		phys, err := env.s.physicalName(env.account, env.table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.s.db.DeleteTable(env.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(phys)}); err != nil {
+			t.Fatal(err)
+		}
 		setCatalogState(t, env, stateCreating, time.Now())
 		if _, err := env.s.GetTable(env.ctx, env.account, env.table); !errors.Is(err, store.ErrTableNotFound) {
 			t.Errorf("GetTable of a creating table = %v; want ErrTableNotFound", err)

@@ -106,6 +106,9 @@ func (s *Store) write(ctx context.Context, loc location, ops []store.Op) (err er
 				return mapErr("write", err)
 			}
 		}
+		if i, err := raiseTimestamps(&loc, plans); err != nil {
+			return &store.OpError{Index: i, Err: err}
+		}
 		actions, owners := buildActions(&loc, plans)
 		var fails []failure
 		if len(actions) == 1 {
@@ -284,6 +287,75 @@ func ifMatch(x *expr, op store.Op) string {
 	return ""
 }
 
+// newerThanStored is the condition that keeps an entity's Timestamp
+// strictly increasing across processes (see doc.go, "Timestamps"): the
+// stored version, if any, must be older than the one written. An If-Match
+// write needs none, since raiseTimestamps already put its Timestamp above
+// the one it matches. ph and vph are the placeholders of the Timestamp
+// attribute and the new Timestamp (a merge's SET already names both).
+func newerThanStored(x *expr, op store.Op, ph, vph string) string {
+	if op.Cond == store.CondTimestamp {
+		return ""
+	}
+	ts := x.name(ph, attrTimestamp)
+	return "(attribute_not_exists(" + ts + ") OR " + ts + " < " + x.value(vph, str(formatTime(op.Entity.Timestamp))) + ")"
+}
+
+// tsTick is the Timestamp's precision, 100 ns, the step by which a write
+// goes past a stored version.
+const tsTick = 100 * time.Nanosecond
+
+// raiseTimestamps moves the new Timestamp of the ops forward, when needed,
+// so it exceeds every version they replace that is known here: the
+// Timestamp an If-Match names, and the stored version a failed attempt
+// revealed (ALL_OLD). Each op goes to at least just past the highest of
+// them, so ops that share a Timestamp (a batch: Azure gives one Timestamp
+// per transaction) keep sharing one. The service reads the Timestamp back
+// from op.Entity, so the ETag it answers is the stored one. It returns the
+// index of an op whose items could not be rebuilt, with the error.
+func raiseTimestamps(loc *location, plans []*plan) (int, error) {
+	var floor time.Time
+	for _, p := range plans {
+		if p.op.Kind == store.OpDelete {
+			continue
+		}
+		if p.op.Cond == store.CondTimestamp && p.op.Timestamp.After(floor) {
+			floor = p.op.Timestamp
+		}
+		if p.known != nil && p.known.exists {
+			ts, err := parseTime(p.known.meta.timestamp)
+			if err != nil {
+				return p.index, err
+			}
+			if ts.After(floor) {
+				floor = ts
+			}
+		}
+	}
+	if floor.IsZero() {
+		return 0, nil
+	}
+	ts := floor.Add(tsTick)
+	for _, p := range plans {
+		e := p.op.Entity
+		if p.op.Kind == store.OpDelete || !e.Timestamp.Before(ts) {
+			continue
+		}
+		e.Timestamp = ts
+		var err error
+		switch {
+		case p.op.Kind == store.OpMerge && p.known != nil:
+			p.items, err = buildItems(loc, mergeInto(p.known.entity, e))
+		case p.op.Kind != store.OpMerge:
+			p.items, err = buildItems(loc, e)
+		}
+		if err != nil {
+			return p.index, err
+		}
+	}
+	return 0, nil
+}
+
 // pinVersion conditions a write on exactly the stored version v.
 func pinVersion(x *expr, v *storedVersion) string {
 	switch {
@@ -335,7 +407,7 @@ func buildActions(loc *location, plans []*plan) ([]types.TransactWriteItem, []in
 					add(p.index, putAction(table, c, newExpr(), ""))
 				}
 			case store.OpReplace:
-				add(p.index, putAction(table, p.items.main, x, and(ifMatch(x, op), notChunked())))
+				add(p.index, putAction(table, p.items.main, x, and(ifMatch(x, op), notChunked(), newerThanStored(x, op, "#ts", ":nts"))))
 				for _, c := range p.items.chunks {
 					add(p.index, putAction(table, c, newExpr(), ""))
 				}
@@ -441,7 +513,7 @@ func mergeAction(loc *location, p *plan, x *expr, notChunked string) types.Trans
 		TableName:                           aws.String(loc.table),
 		Key:                                 keyItem(p.pk, p.rk),
 		UpdateExpression:                    aws.String(set.String()),
-		ConditionExpression:                 aws.String(and(ifMatch(x, p.op), notChunked, limit)),
+		ConditionExpression:                 aws.String(and(ifMatch(x, p.op), notChunked, limit, newerThanStored(x, p.op, "#t", ":t"))),
 		ExpressionAttributeNames:            x.names,
 		ExpressionAttributeValues:           x.values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,

@@ -71,7 +71,7 @@ func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem, owner i
 	if a.Update != nil && isItemTooLarge(err) {
 		return []failure{{op: owner, tooLarge: true}}, nil
 	}
-	if isCode(err, "TransactionConflictException") {
+	if isTransactionConflict(err) && !attempts.maybeSent.Load() {
 		return []failure{{op: owner, conflict: true}}, nil
 	}
 	return nil, mapWriteErr("write entity", err, attempts.maybeSent.Load())
@@ -81,7 +81,7 @@ func (s *Store) writeOne(ctx context.Context, a types.TransactWriteItem, owner i
 // one request or item: "Item size to update has exceeded the maximum allowed
 // size", "Expression size has exceeded the maximum allowed size".
 func isItemTooLarge(err error) bool {
-	return isCode(err, "ValidationException") && strings.Contains(strings.ToLower(err.Error()), "has exceeded the maximum allowed size")
+	return hasUnmodeledCode(err, "ValidationException") && strings.Contains(strings.ToLower(err.Error()), "has exceeded the maximum allowed size")
 }
 
 // writeTransaction runs the actions as one TransactWriteItems and reports
@@ -95,12 +95,19 @@ func (s *Store) writeTransaction(ctx context.Context, actions []types.TransactWr
 	if err == nil {
 		return nil, nil
 	}
+	maybeSent := attempts.maybeSent.Load()
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) {
-		if isCode(err, "TransactionConflictException") {
+		if isTransactionConflict(err) && !maybeSent {
 			return []failure{{op: owners[0], conflict: true}}, nil
 		}
-		return nil, mapWriteErr("write entities", err, attempts.maybeSent.Load())
+		return nil, mapWriteErr("write entities", err, maybeSent)
+	}
+	if maybeSent && !cancelledByConditions(tce) {
+		// An earlier attempt may have been applied (its answer lost) or
+		// may still run: retrying as a new transaction could apply the
+		// ops twice, or a late first attempt overwrite a newer write.
+		return nil, mapWriteErr("write entities", err, true)
 	}
 	byOp := map[int]failure{}
 	for j, r := range tce.CancellationReasons {

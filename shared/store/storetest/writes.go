@@ -165,6 +165,50 @@ func (s suite) testWriteSemantics(t *testing.T) {
 		f.wantStored(table, want) // an empty merge only moves the Timestamp
 	})
 
+	t.Run("TimestampOnlyIncreases", func(t *testing.T) {
+		// Another process whose clock lags writes over a version stamped
+		// later: the store moves the new Timestamp past the stored one and
+		// hands it back in op.Entity, so Timestamps only increase and no
+		// two versions share one (and with it an ETag).
+		ahead := nextTimestamp().Add(time.Hour)
+		e := newEntity("p", "clocks", props{"A": edm.NewInt32(1)})
+		e.Timestamp = ahead
+		f.insert(table, e)
+		prev := e.Timestamp
+		for _, c := range []struct {
+			name string
+			op   store.Op
+		}{
+			{"Upsert", store.Op{Kind: store.OpReplace, Entity: newEntity("p", "clocks", props{"B": edm.NewInt32(2)})}},
+			{"ReplaceIfExists", store.Op{Kind: store.OpReplace, Cond: store.CondExists, Entity: newEntity("p", "clocks", props{"C": edm.NewInt32(3)})}},
+			{"MergeUpsert", store.Op{Kind: store.OpMerge, Entity: newEntity("p", "clocks", props{"D": edm.NewInt32(4)})}},
+			{"MergeIfMatch", store.Op{Kind: store.OpMerge, Cond: store.CondTimestamp, Entity: newEntity("p", "clocks", props{"E": edm.NewInt32(5)})}},
+			{"ReplaceIfMatch", store.Op{Kind: store.OpReplace, Cond: store.CondTimestamp, Entity: newEntity("p", "clocks", props{"F": edm.NewInt32(6)})}},
+		} {
+			op := c.op
+			op.Timestamp = prev // the If-Match ones match the stored version
+			f.mustWrite(table, op)
+			got := f.mustGet(table, "p", "clocks")
+			if !op.Entity.Timestamp.After(prev) || !got.Timestamp.Equal(op.Entity.Timestamp) {
+				t.Fatalf("%s: stored Timestamp %v, op.Entity says %v; want equal and after %v",
+					c.name, got.Timestamp, op.Entity.Timestamp, prev)
+			}
+			prev = got.Timestamp
+		}
+		// A transaction: the entity it replaces moves past the stored
+		// version; each stored Timestamp is the one op.Entity reports.
+		ts := nextTimestamp()
+		repl := newEntity("p", "clocks", nil)
+		fresh := newEntity("p", "clocks-new", nil)
+		repl.Timestamp, fresh.Timestamp = ts, ts
+		f.mustWrite(table, store.Op{Kind: store.OpReplace, Entity: repl}, store.Op{Kind: store.OpInsert, Entity: fresh})
+		if !repl.Timestamp.After(prev) {
+			t.Fatalf("batch replace: Timestamp %v, want after %v", repl.Timestamp, prev)
+		}
+		f.wantStored(table, repl)
+		f.wantStored(table, fresh)
+	})
+
 	t.Run("DeleteThenInsertAgain", func(t *testing.T) {
 		e := newEntity("p", "again", props{"A": edm.NewInt32(1)})
 		f.insert(table, e)
