@@ -53,6 +53,19 @@ func tableKey(account, table string) item {
 
 // GetTable returns the table's info from the catalog: one consistent GetItem.
 func (s *Store) GetTable(ctx context.Context, account, table string) (store.TableInfo, error) {
+	it, err := s.readEntry(ctx, "get table", account, table)
+	if err != nil {
+		return store.TableInfo{}, err
+	}
+	if it == nil || stringAttr(it, catState) != stateActive && !s.finishIfActive(ctx, account, table, it) {
+		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+	}
+	return tableInfo(it)
+}
+
+// readEntry reads a table's catalog entry, consistently; nil when there is
+// none.
+func (s *Store) readEntry(ctx context.Context, op, account, table string) (item, error) {
 	cctx, cancel := s.call(ctx)
 	defer cancel()
 	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
@@ -61,12 +74,9 @@ func (s *Store) GetTable(ctx context.Context, account, table string) (store.Tabl
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return store.TableInfo{}, s.catalogErr(ctx, "get table", err)
+		return nil, s.catalogErr(ctx, op, err)
 	}
-	if out.Item == nil || stringAttr(out.Item, catState) != stateActive && !s.finishIfActive(ctx, account, table, out.Item) {
-		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
-	}
-	return tableInfo(out.Item)
+	return out.Item, nil
 }
 
 func tableInfo(it item) (store.TableInfo, error) {

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -174,20 +172,14 @@ func (s *Store) locateCached(ctx context.Context, account, table string) (locati
 
 // readLocation reads the table's catalog entry and caches its location.
 func (s *Store) readLocation(ctx context.Context, account, table string) (location, error) {
-	cctx, cancel := s.call(ctx)
-	defer cancel()
-	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.opts.CatalogTable),
-		Key:            tableKey(account, table),
-		ConsistentRead: aws.Bool(true),
-	})
+	it, err := s.readEntry(ctx, "find table", account, table)
 	if err != nil {
-		return location{}, s.catalogErr(ctx, "find table", err)
+		return location{}, err
 	}
-	if out.Item == nil || stringAttr(out.Item, catState) != stateActive {
+	if it == nil || stringAttr(it, catState) != stateActive {
 		return location{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 	}
-	loc, err := s.entryLocation(account, table, out.Item)
+	loc, err := s.entryLocation(account, table, it)
 	if err != nil {
 		return location{}, err
 	}

@@ -320,14 +320,7 @@ func (l *rateLimiter) wait(ctx context.Context, n int) error {
 	if d <= 0 {
 		return nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return sleep(ctx, d)
 }
 
 // startPurger runs Purge every interval until the returned stop is called.

@@ -307,21 +307,15 @@ func (s *Store) resumeDelete(ctx context.Context, account, table string, old ite
 // are deleted through the purge instead (deleteToPurge).
 func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
 	if s.opts.SharedTable != "" {
-		cctx, cancel := s.call(ctx)
-		out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
-			TableName:      aws.String(s.opts.CatalogTable),
-			Key:            tableKey(account, table),
-			ConsistentRead: aws.Bool(true),
-		})
-		cancel()
+		it, err := s.readEntry(ctx, "delete table", account, table)
 		if err != nil {
-			return s.catalogErr(ctx, "delete table", err)
+			return err
 		}
-		if out.Item == nil || stringAttr(out.Item, catState) != stateActive {
+		if it == nil || stringAttr(it, catState) != stateActive {
 			s.cache.drop(account, table)
 			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 		}
-		return s.deleteToPurge(ctx, account, table, out.Item)
+		return s.deleteToPurge(ctx, account, table, it)
 	}
 	var out *dynamodb.UpdateItemOutput
 	var err error

@@ -177,7 +177,11 @@ func checkTransaction(actions []types.TransactWriteItem, owners []int, plans []*
 
 func backoff(ctx context.Context, attempt int) error {
 	d := time.Duration(5<<min(attempt, 5)) * time.Millisecond
-	d = d/2 + time.Duration(rand.Int64N(int64(d)))
+	return sleep(ctx, d/2+time.Duration(rand.Int64N(int64(d))))
+}
+
+// sleep waits d, or until ctx ends (its error).
+func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
