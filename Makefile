@@ -58,11 +58,13 @@ vet:
 	$(GO) vet $(PKGS)
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# lint is vet and gofmt, staticcheck's default checks, and deadcode: a
-# function no main and no test reaches fails the build (-test counts the
-# tests as roots, so test helpers are not reported).
+# lint is vet and gofmt, a tidy and verified module, staticcheck's default
+# checks, and deadcode: a function no main and no test reaches fails the
+# build (-test counts the tests as roots, so test helpers are not reported).
 .PHONY: lint
-lint: vet ## go vet, gofmt, staticcheck and a dead-code check
+lint: vet ## go vet, gofmt, go mod tidy -diff and verify, staticcheck and a dead-code check
+	$(GO) mod tidy -diff
+	$(GO) mod verify
 	$(GO) run $(STATICCHECK) $(PKGS)
 	@out="$$($(GO) run $(DEADCODE) -test $(PKGS))"; if [ -n "$$out" ]; then echo "dead code (deadcode -test):"; echo "$$out"; exit 1; fi
 
