@@ -91,15 +91,20 @@ func (s *Store) Write(ctx context.Context, account, tableName string, ops []stor
 		}
 		changes[i] = c
 	}
-	for _, c := range changes {
+	for i, c := range changes {
 		if c.row == nil {
 			t.rows.remove(c.k)
 		} else {
 			t.rows.put(c.row)
+			// The Timestamp stored, for the answer's ETag (store.Store.Write).
+			ops[i].Entity.Timestamp = c.row.e.Timestamp
 		}
 	}
 	return nil
 }
+
+// tick is the Timestamp's precision (the ETag's 7 fractional digits).
+const tick = 100 * time.Nanosecond
 
 // checkOp checks one op against the stored row (nil when absent) and
 // returns the change it makes. e is the store's own copy of the sent
@@ -123,6 +128,14 @@ func checkOp(current *row, k key, op store.Op, e *model.Entity) (change, error) 
 		if !current.e.Timestamp.Equal(op.Timestamp) {
 			return change{}, store.ErrConditionFailed
 		}
+	}
+	if current != nil && op.Kind != store.OpDelete && !e.Timestamp.After(current.e.Timestamp) {
+		// The clock stepped back (or an injected one lags): the new
+		// version goes just past the stored one, so an entity's Timestamps
+		// only increase and no two versions share an ETag. The store is one
+		// process and this runs under its write lock, so the comparison is
+		// exact.
+		e.Timestamp = current.e.Timestamp.Add(tick)
 	}
 	switch op.Kind {
 	case store.OpReplace:
