@@ -181,7 +181,9 @@ async function loadPage(cont) {
     renderEntities(obj.value, raw);
     $('next-page').disabled = state.next === null;
     $('page-info').textContent = 'page ' + state.pages + ', ' + obj.value.length + ' entities' + (state.next ? ', more follow' : '');
-    setStatus('');
+    // A page that loads clears an earlier error, but not the message of
+    // the action that reloaded it ("deleted ...", "saved ...").
+    if ($('status').className === 'error') setStatus('');
   } catch (e) { setStatus(e.message, true); }
 }
 
