@@ -11,17 +11,19 @@ import (
 )
 
 func init() {
-	register("dynamodb", "DynamoDB store administration: add-index gives tables created without it the order index", bulkCommand(dynamodbCmd))
+	register("dynamodb", "DynamoDB store administration: add-index gives tables created without it the order index; move-to-shared moves per-table tables into the shared table", bulkCommand(dynamodbCmd))
 }
 
 func dynamodbCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch {
 	case len(args) > 0 && args[0] == "add-index":
 		return addIndexCmd(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "move-to-shared":
+		return moveToSharedCmd(ctx, args[1:], stdout)
 	case len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
 		return addIndexCmd(ctx, args, stdout, stderr) // its usage, the only subcommand's
 	}
-	return usageError("dynamodb: want the add-index subcommand (see tablebridge dynamodb -h)")
+	return usageError("dynamodb: want the add-index or move-to-shared subcommand (see tablebridge dynamodb add-index -h, move-to-shared -h)")
 }
 
 // addIndexCmd converts tables to the ordered layout (see dynamostore's
@@ -65,6 +67,56 @@ func addIndexCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		fmt.Fprintf(stdout, "%s (%s): %d items read, %d entities backfilled, %s, %v\n",
 			name, rep.Table, rep.Scanned, rep.Backfilled, state, time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// moveToSharedCmd moves an account's tables of the per-table layout into
+// the shared table (dynamostore's MoveToShared), one table at a time,
+// verified; a table already there is left alone, so running it again
+// resumes an interrupted move.
+func moveToSharedCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlagSet("dynamodb move-to-shared", "dynamodb move-to-shared [-dynamodb-endpoint URL] [-table-prefix P] [-shared-table T] [-account A] [-tables t1,t2]\n\n"+
+		"Run it once every server and function of the deployment has the shared table configured.\n"+
+		"Writes to a table answer 503 ServerBusy (the SDKs retry) from its freeze until it is switched:\n"+
+		"-settle, then the copy and its verification. Reads never stop.")
+	var dyn dynamoFlags
+	dyn.register(fs)
+	account := fs.String("account", auth.DevStoreAccountName, "the account whose tables to move")
+	tables := fs.String("tables", "", "comma-separated tables to move (default: every table of the account)")
+	settle := fs.Duration("settle", 35*time.Second, "wait after freezing a table's writes before copying it: longer than any server keeps a look-up (1 s) plus the longest write in flight (29 s on AWS)")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if dyn.layout != layoutShared {
+		return usageError("dynamodb move-to-shared: -dynamodb-layout must be shared")
+	}
+	dyn.moveSettle = *settle
+	st, err := dyn.openDynamo(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sio, err := migrate.NewStoreIO(st, *account, "dynamodb "+dyn.describe(), nil)
+	if err != nil {
+		return err
+	}
+	names, err := migrate.SelectTables(ctx, sio, splitList(*tables))
+	if err != nil {
+		return fmt.Errorf("dynamodb move-to-shared: %w", err)
+	}
+	for _, name := range names {
+		start := time.Now()
+		rep, err := st.MoveToShared(ctx, *account, name)
+		if err != nil {
+			return fmt.Errorf("dynamodb move-to-shared: table %s: %w", name, err)
+		}
+		if !rep.Moved {
+			fmt.Fprintf(stdout, "%s: in the shared table already\n", name)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s (%s): %d items copied and verified, writes refused for %v, %v in all; the old table goes to the purge\n",
+			name, rep.Physical, rep.Items, rep.Frozen.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }

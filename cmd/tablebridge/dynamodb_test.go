@@ -101,3 +101,58 @@ func TestDynamoDBAddIndexCommand(t *testing.T) {
 		t.Errorf("a bad layout: %v", err)
 	}
 }
+
+// TestDynamoDBMoveToSharedCommand: a table the per-table layout wrote is
+// moved into the shared table, verified, and served from there by a shared
+// layout server; running the command again finds nothing to move.
+func TestDynamoDBMoveToSharedCommand(t *testing.T) {
+	endpoint := dynamolocal.Endpoint(t)
+	prefix := dynamolocal.UniqueName("move") + "-"
+	ctx, stop := context.WithCancel(context.Background())
+	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
+		accounts: auth.AccountList{auth.DevStoreAccount()},
+		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix, layout: "ordered"}}
+	connStr, done := startServeConfig(t, ctx, cfg)
+	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateTable(ctx, "Orders", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		body := fmt.Sprintf(`{"PartitionKey":"c%d","RowKey":"o%02d","Total":%d.5}`, i%3, i, i)
+		if _, err := svc.NewClient("Orders").AddEntity(ctx, []byte(body), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+
+	args := []string{"move-to-shared", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix, "-settle", "10ms"}
+	for _, want := range []string{"Orders (" + prefix + "devstoreaccount1.orders): 20 items copied and verified", "Orders: in the shared table already"} {
+		var stdout, stderr bytes.Buffer
+		if err := dynamodbCmd(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("move-to-shared: %v\n%s", err, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), want) {
+			t.Fatalf("move-to-shared printed %q; want %q", stdout.String(), want)
+		}
+	}
+
+	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layoutShared}).openDynamo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	page, err := st.QueryEntities(context.Background(), auth.DevStoreAccountName, "Orders", store.Query{Top: 1000})
+	if err != nil || len(page.Entities) != 20 || page.Entities[0].PartitionKey != "c0" || page.Entities[0].Properties["Total"].Float != 0.5 {
+		t.Fatalf("query after the move: %d entities, %v", len(page.Entities), err)
+	}
+	var stderr bytes.Buffer
+	if err := dynamodbCmd(context.Background(), append(args[:len(args):len(args)], "-dynamodb-layout", "ordered"), &bytes.Buffer{}, &stderr); exitCode(err) != 2 {
+		t.Errorf("move-to-shared with a per-table layout: %v", err)
+	}
+}

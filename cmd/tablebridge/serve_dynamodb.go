@@ -25,6 +25,8 @@ type dynamoFlags struct {
 	shared   string
 	// timeout bounds each DynamoDB request, retries included.
 	timeout time.Duration
+	// moveSettle is dynamodb move-to-shared's -settle.
+	moveSettle time.Duration
 }
 
 func (d *dynamoFlags) register(fs *flag.FlagSet) {
@@ -104,7 +106,7 @@ func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error
 	// catalog is re-created only on a local endpoint (DynamoDB Local
 	// restarted in memory), never on AWS, where it is the stack's.
 	st, err := dynamostore.New(ctx, client, dynamostore.Settings{Endpoint: d.endpoint, TablePrefix: d.prefix, Layout: layout,
-		SharedTable: d.sharedTable(), Protection: protection, RequestTimeout: d.timeout,
+		SharedTable: d.sharedTable(), Protection: protection, RequestTimeout: d.timeout, MoveSettle: d.moveSettle,
 		// The server purges deleted tables of the shared layout itself.
 		PurgeEvery: purgeEvery,
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil))}.Options())

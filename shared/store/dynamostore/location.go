@@ -28,6 +28,9 @@ import (
 type location struct {
 	table  string // the DynamoDB table
 	prefix string // shared layout: "<account>/<id>/"; "" in the per-table layout
+	// frozen: the table is being moved into the shared layout (move.go);
+	// writes answer store.ErrBusy until the move switches it over.
+	frozen bool
 }
 
 // sharedPrefix is the key prefix of the Azure table with catalog id id.
@@ -118,6 +121,9 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 	if err != nil {
 		return err
 	}
+	if write && loc.frozen {
+		return fmt.Errorf("dynamostore: table %q is being moved to the shared table; writes resume when the move ends: %w", table, store.ErrBusy)
+	}
 	if !cached || !s.opts.ConfirmTable {
 		return op(loc)
 	}
@@ -141,8 +147,9 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 		return fmt.Errorf("dynamostore: the table of a write could not be confirmed: %w: %w", store.ErrOutcomeUnknown, fresh.err)
 	case fresh.err != nil:
 		return fresh.err
-	case fresh.loc != loc:
-		return op(fresh.loc) // deleted and created again
+	case fresh.loc.table != loc.table || fresh.loc.prefix != loc.prefix:
+		// Deleted and created again, or moved to the shared table.
+		return s.onTable(ctx, account, table, write, op)
 	}
 	return opErr
 }
@@ -192,6 +199,7 @@ func (s *Store) readLocation(ctx context.Context, account, table string) (locati
 // shared layout existed) names its own DynamoDB table.
 func (s *Store) entryLocation(account, table string, it item) (location, error) {
 	phys := stringAttr(it, catPhysical)
+	frozen := stringAttr(it, catMoving) != ""
 	if id := stringAttr(it, catID); id != "" {
 		if phys == "" {
 			return location{}, fmt.Errorf("%w: catalog entry of table %q has an id but no table", errCorrupt, table)
@@ -204,5 +212,5 @@ func (s *Store) entryLocation(account, table string, it item) (location, error) 
 			return location{}, err
 		}
 	}
-	return location{table: phys}, nil
+	return location{table: phys, frozen: frozen}, nil
 }

@@ -271,14 +271,19 @@ func (s *Store) purgeShard(ctx context.Context, loc *location, shard int, limite
 	}
 }
 
-// batchDelete deletes up to 25 items with BatchWriteItem, sending what
-// DynamoDB leaves unprocessed (it does under throttling) again after a
-// backoff.
+// batchDelete deletes up to 25 items.
 func (s *Store) batchDelete(ctx context.Context, table string, keys []item) error {
 	reqs := make([]types.WriteRequest, len(keys))
 	for i, k := range keys {
 		reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}}
 	}
+	return s.batchWrite(ctx, table, reqs)
+}
+
+// batchWrite sends up to 25 puts or deletes with BatchWriteItem, sending
+// what DynamoDB leaves unprocessed (it does under throttling) again after a
+// backoff. Each request is idempotent, so sending one again is harmless.
+func (s *Store) batchWrite(ctx context.Context, table string, reqs []types.WriteRequest) error {
 	for attempt := 0; len(reqs) > 0; attempt++ {
 		if attempt > 0 {
 			if err := backoff(ctx, attempt); err != nil {
@@ -292,7 +297,7 @@ func (s *Store) batchDelete(ctx context.Context, table string, keys []item) erro
 			if errors.Is(mapErr("", err), store.ErrBusy) && attempt < maxWriteAttempts {
 				continue
 			}
-			return mapErr("purge: delete items of "+table, err)
+			return mapErr("write items of "+table, err)
 		}
 		reqs = out.UnprocessedItems[table]
 	}

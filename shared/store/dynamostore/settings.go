@@ -28,6 +28,7 @@ type Settings struct {
 	// (no background purge: the functions have a purge function).
 	RequestTimeout time.Duration
 	PurgeEvery     time.Duration
+	MoveSettle     time.Duration
 	Logger         *slog.Logger
 }
 
@@ -49,6 +50,7 @@ func (s Settings) Options() Options {
 		Protection:      s.Protection,
 		RequestTimeout:  s.RequestTimeout,
 		PurgeEvery:      s.PurgeEvery,
+		MoveSettle:      s.MoveSettle,
 		Logger:          s.Logger,
 		RecreateCatalog: local,
 		RequireCatalog:  !local,

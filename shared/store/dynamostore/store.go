@@ -79,6 +79,12 @@ type Options struct {
 	// before the delete, from a process whose cache still held the table,
 	// cannot land behind the purge. Default 1 minute.
 	PurgeGrace time.Duration
+	// MoveSettle is how long MoveToShared waits after freezing a table's
+	// writes before it copies the table: longer than any process keeps a
+	// look-up from before the freeze (CatalogCacheTTL) plus the longest a
+	// write already sent may take to land (the functions' 29 s). Default
+	// 35 s.
+	MoveSettle time.Duration
 	// PurgeRate bounds how many items a purge deletes per second.
 	// Default 1,000.
 	PurgeRate int
@@ -134,6 +140,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PurgeGrace <= 0 {
 		o.PurgeGrace = time.Minute
+	}
+	if o.MoveSettle <= 0 {
+		o.MoveSettle = 35 * time.Second
 	}
 	if o.PurgeRate <= 0 {
 		o.PurgeRate = 1000

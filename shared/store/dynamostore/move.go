@@ -1,0 +1,236 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tablebridge/tablebridge/shared/store"
+)
+
+// Moving a table of the per-table layout into the shared table
+// (`tablebridge dynamodb move-to-shared`), one table at a time:
+//
+//  1. Freeze: the catalog entry gets catMoving, the id the table will have.
+//     From then on its entity writes answer store.ErrBusy (503 ServerBusy,
+//     which the SDKs retry) before they are sent; reads go on from the old
+//     table. The move then waits MoveSettle, so that no process still
+//     writes through a look-up from before the freeze (cached for
+//     CatalogCacheTTL) and no write sent before it is still on its way.
+//  2. Copy every item of the old table to the shared table under the new
+//     id, attribute for attribute (the keys gain the prefix, the order
+//     index attributes are computed again).
+//  3. Verify: read every old item again and compare it with its copy.
+//  4. Switch, in one transaction: the entry names the shared table and the
+//     id, the freeze ends, and a purge item hands the old DynamoDB table to
+//     the purge.
+//
+// A move stopped anywhere resumes from the start of its table: the freeze
+// keeps its id, and copying an item again writes the same item. Writes to
+// the table are refused from the freeze to the switch (MoveSettle plus the
+// copy and the verify); reads never stop.
+
+const catMoving = "Moving" // a per-table entry being moved: the id it will have
+
+// MoveReport says what MoveToShared did to one table.
+type MoveReport struct {
+	Items    int  // items copied and verified
+	Moved    bool // false: the table was in the shared layout already
+	Frozen   time.Duration
+	Physical string // the DynamoDB table it came from
+}
+
+// MoveToShared moves one Azure table of the per-table layout into the
+// shared table (see above). It needs Options.SharedTable.
+func (s *Store) MoveToShared(ctx context.Context, account, table string) (MoveReport, error) {
+	var rep MoveReport
+	if s.opts.SharedTable == "" {
+		return rep, errors.New("dynamostore: moving a table needs a shared table (Options.SharedTable)")
+	}
+	it, err := s.readEntry(ctx, "move table", account, table)
+	if err != nil {
+		return rep, err
+	}
+	if it == nil || stringAttr(it, catState) != stateActive {
+		return rep, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+	}
+	if stringAttr(it, catID) != "" {
+		return rep, nil
+	}
+	old, err := s.entryLocation(account, table, it)
+	if err != nil {
+		return rep, err
+	}
+	rep.Physical = old.table
+	id := stringAttr(it, catMoving)
+	frozeAt := time.Now()
+	if id == "" {
+		id = newGen()
+		if err := s.freeze(ctx, account, table, old.table, id); err != nil {
+			return rep, err
+		}
+	}
+	s.cache.drop(account, table)
+	if err := sleep(ctx, s.opts.MoveSettle); err != nil {
+		return rep, err
+	}
+	dst := location{table: s.opts.SharedTable, prefix: sharedPrefix(account, id)}
+	n, err := s.copyItems(ctx, &old, &dst)
+	if err != nil {
+		return rep, err
+	}
+	if err := s.verifyCopy(ctx, &old, &dst); err != nil {
+		return rep, err
+	}
+	if err := s.switchToShared(ctx, account, table, old.table, id); err != nil {
+		return rep, err
+	}
+	s.cache.drop(account, table)
+	rep.Items, rep.Moved, rep.Frozen = n, true, time.Since(frozeAt)
+	return rep, nil
+}
+
+func (s *Store) freeze(ctx context.Context, account, table, phys, id string) error {
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	_, err := s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.opts.CatalogTable),
+		Key:                       tableKey(account, table),
+		UpdateExpression:          aws.String("SET #m = :id"),
+		ConditionExpression:       aws.String("#s = :active AND #p = :p AND attribute_not_exists(#id) AND attribute_not_exists(#m)"),
+		ExpressionAttributeNames:  map[string]string{"#m": catMoving, "#s": catState, "#p": catPhysical, "#id": catID},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":id": str(id), ":active": str(stateActive), ":p": str(phys)},
+	})
+	if _, ok := isConditionFailed(err); ok {
+		return fmt.Errorf("dynamostore: table %q changed while its move began; run the move again: %w", table, store.ErrBusy)
+	}
+	if err != nil {
+		return s.catalogErr(ctx, "move table", err)
+	}
+	return nil
+}
+
+// movedItem is an item of src as it is stored at dst: the PartitionKey
+// gains dst's prefix, and a main item's order index attributes are computed
+// for its new keys (overflow items have none).
+func movedItem(src, dst *location, it item) item {
+	out := maps.Clone(it)
+	pk := dst.prefix + stringAttr(it, attrPartitionKey)[len(src.prefix):]
+	out[attrPartitionKey] = str(pk)
+	if _, main := it[attrShard]; main {
+		out[attrShard], out[attrOrder] = orderAttrs(dst, pk, stringAttr(it, attrRowKey))
+	} else if _, chunk := splitRowKey(stringAttr(it, attrRowKey)); chunk == 0 {
+		// A main item written before the order index existed.
+		out[attrShard], out[attrOrder] = orderAttrs(dst, pk, stringAttr(it, attrRowKey))
+	}
+	return out
+}
+
+// scanTable hands every item of a DynamoDB table to each, page by page,
+// with consistent reads.
+func (s *Store) scanTable(ctx context.Context, table string, each func([]item) error) error {
+	in := &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)}
+	for {
+		cctx, cancel := s.call(ctx)
+		out, err := s.db.Scan(cctx, in)
+		cancel()
+		if err != nil {
+			return mapErr("move table: scan "+table, err)
+		}
+		if err := each(out.Items); err != nil {
+			return err
+		}
+		if out.LastEvaluatedKey == nil {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+func (s *Store) copyItems(ctx context.Context, src, dst *location) (int, error) {
+	n := 0
+	err := s.scanTable(ctx, src.table, func(items []item) error {
+		for len(items) > 0 {
+			batch := items[:min(len(items), batchWriteMax)]
+			items = items[len(batch):]
+			reqs := make([]types.WriteRequest, len(batch))
+			for i, it := range batch {
+				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: movedItem(src, dst, it)}}
+			}
+			if err := s.batchWrite(ctx, dst.table, reqs); err != nil {
+				return err
+			}
+			n += len(batch)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// verifyCopy reads every item of src again and compares it with its copy.
+func (s *Store) verifyCopy(ctx context.Context, src, dst *location) error {
+	return s.scanTable(ctx, src.table, func(items []item) error {
+		for _, it := range items {
+			want := movedItem(src, dst, it)
+			cctx, cancel := s.call(ctx)
+			out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
+				TableName:      aws.String(dst.table),
+				Key:            keyItem(stringAttr(want, attrPartitionKey), stringAttr(want, attrRowKey)),
+				ConsistentRead: aws.Bool(true),
+			})
+			cancel()
+			if err != nil {
+				return mapErr("move table: verify", err)
+			}
+			if !sameItem(out.Item, want) {
+				return fmt.Errorf("dynamostore: move table: the copy of (%q, %q) differs from the original", stringAttr(it, attrPartitionKey), stringAttr(it, attrRowKey))
+			}
+		}
+		return nil
+	})
+}
+
+// sameItem compares two items attribute by attribute, by the values'
+// DynamoDB JSON form.
+func sameItem(a, b item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok || fmt.Sprintf("%#v", av) != fmt.Sprintf("%#v", bv) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Store) switchToShared(ctx context.Context, account, table, phys, id string) error {
+	pi := purgeItem(account, table, phys, "", formatDeletedAt(time.Now()))
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName:                 aws.String(s.opts.CatalogTable),
+			Key:                       tableKey(account, table),
+			UpdateExpression:          aws.String("SET #p = :shared, #id = :id REMOVE #m"),
+			ConditionExpression:       aws.String("#s = :active AND #m = :id AND #p = :old"),
+			ExpressionAttributeNames:  map[string]string{"#p": catPhysical, "#id": catID, "#m": catMoving, "#s": catState},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":shared": str(s.opts.SharedTable), ":id": str(id), ":active": str(stateActive), ":old": str(phys)},
+		}},
+		{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}},
+	}}
+	err := s.catalogWrite(ctx, "move table", true, func(cctx context.Context, opt func(*dynamodb.Options)) error {
+		_, err := s.db.TransactWriteItems(cctx, in, opt)
+		return err
+	})
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return fmt.Errorf("dynamostore: table %q changed during its move (deleted?); nothing was switched: %w", table, store.ErrBusy)
+	}
+	return err
+}
