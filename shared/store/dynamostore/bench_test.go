@@ -63,10 +63,38 @@ func warmUp(b *testing.B, env *testEnv) {
 	}
 }
 
-func BenchmarkInsert(b *testing.B) {
-	env := newEnv(b, newTestStore(b))
-	phys, _ := env.s.physicalName(env.account, env.table)
-	warmUp(b, env)
+// benchLayouts runs a store-against-raw benchmark on both layouts. The raw
+// calls write and read the same items as the store, keys (with the shared
+// layout's prefix) included.
+func benchLayouts(b *testing.B, run func(b *testing.B, env *testEnv, loc location)) {
+	for _, layout := range []string{"per-table", "shared"} {
+		b.Run(layout, func(b *testing.B) {
+			s := newTestStore(b)
+			if layout == "shared" {
+				s = newSharedStore(b, Options{})
+			}
+			env := newEnv(b, s)
+			loc, err := s.locate(env.ctx, env.account, env.table)
+			if err != nil {
+				b.Fatal(err)
+			}
+			warmUp(b, env)
+			run(b, env, loc)
+		})
+	}
+}
+
+// rawItemAt is rawItem with its PartitionKey stored at loc.
+func rawItemAt(loc location, i int) item {
+	it := rawItem(i)
+	it[attrPartitionKey] = str(loc.pk(stringAttr(it, attrPartitionKey)))
+	return it
+}
+
+func BenchmarkInsert(b *testing.B) { benchLayouts(b, benchInsert) }
+
+func benchInsert(b *testing.B, env *testEnv, loc location) {
+	phys := loc.table
 	b.Run("store", func(b *testing.B) {
 		for b.Loop() {
 			i := int(benchSeq.Add(1))
@@ -81,7 +109,7 @@ func BenchmarkInsert(b *testing.B) {
 			i := int(benchSeq.Add(1))
 			_, err := env.s.db.PutItem(env.ctx, &dynamodb.PutItemInput{
 				TableName:                           aws.String(phys),
-				Item:                                rawItem(i),
+				Item:                                rawItemAt(loc, i),
 				ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
 				ExpressionAttributeNames:            map[string]string{"#pk": "PartitionKey"},
 				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
@@ -93,13 +121,13 @@ func BenchmarkInsert(b *testing.B) {
 	})
 }
 
-func BenchmarkGet(b *testing.B) {
-	env := newEnv(b, newTestStore(b))
-	phys, _ := env.s.physicalName(env.account, env.table)
-	warmUp(b, env)
+func BenchmarkGet(b *testing.B) { benchLayouts(b, benchGet) }
+
+func benchGet(b *testing.B, env *testEnv, loc location) {
+	phys := loc.table
 	e := newEntity("bench", "get", benchProps(1))
 	env.insert(e)
-	raw := rawItem(1)
+	raw := rawItemAt(loc, 1)
 	if _, err := env.s.db.PutItem(env.ctx, &dynamodb.PutItemInput{TableName: aws.String(phys), Item: raw}); err != nil {
 		b.Fatal(err)
 	}
@@ -114,7 +142,7 @@ func BenchmarkGet(b *testing.B) {
 		for b.Loop() {
 			out, err := env.s.db.GetItem(env.ctx, &dynamodb.GetItemInput{
 				TableName:      aws.String(phys),
-				Key:            keyItem("bench", stringAttr(raw, attrRowKey)),
+				Key:            keyItem(loc.pk("bench"), stringAttr(raw, attrRowKey)),
 				ConsistentRead: aws.Bool(true),
 			})
 			if err != nil || out.Item == nil {
