@@ -84,7 +84,9 @@ func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error
 		st, err := memstore.New()
 		return st, "memory (gone at exit)", err
 	case "dynamodb":
-		st, err := cfg.dynamo.open(ctx)
+		dyn := cfg.dynamo
+		dyn.purgeEvery = purgeEvery
+		st, err := dyn.open(ctx)
 		return st, "dynamodb " + cfg.dynamo.describe(), err
 	}
 	return nil, "", fmt.Errorf("serve: unknown -store %q (bolt, memory or dynamodb)", cfg.storeKind)

@@ -27,6 +27,9 @@ type dynamoFlags struct {
 	timeout time.Duration
 	// moveSettle is dynamodb move-to-shared's -settle.
 	moveSettle time.Duration
+	// purgeEvery, set by serve alone, purges deleted tables in the
+	// background; the one-shot commands (migrate, dynamodb) leave it zero.
+	purgeEvery time.Duration
 }
 
 func (d *dynamoFlags) register(fs *flag.FlagSet) {
@@ -55,7 +58,8 @@ func (d *dynamoFlags) open(ctx context.Context) (store.Store, error) {
 	return st, nil
 }
 
-// purgeEvery is how often serve looks for deleted tables to purge.
+// purgeEvery is how often serve looks for deleted tables to purge: the
+// server purges the shared layout's deleted tables itself.
 const purgeEvery = 10 * time.Second
 
 // layoutShared is -dynamodb-layout's name of the shared layout; the other
@@ -107,8 +111,7 @@ func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error
 	// restarted in memory), never on AWS, where it is the stack's.
 	st, err := dynamostore.New(ctx, client, dynamostore.Settings{Endpoint: d.endpoint, TablePrefix: d.prefix, Layout: layout,
 		SharedTable: d.sharedTable(), Protection: protection, RequestTimeout: d.timeout, MoveSettle: d.moveSettle,
-		// The server purges deleted tables of the shared layout itself.
-		PurgeEvery: purgeEvery,
+		PurgeEvery: d.purgeEvery,
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil))}.Options())
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb store: %w", err)
