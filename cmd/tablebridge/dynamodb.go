@@ -8,6 +8,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 func init() {
@@ -40,19 +41,11 @@ func addIndexCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	st, err := dyn.openDynamo(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	sio, err := migrate.NewStoreIO(st, *account, "dynamodb "+dyn.describe(), nil)
-	if err != nil {
-		return err
-	}
-	names, err := migrate.SelectTables(ctx, sio, splitList(*tables))
+	st, names, err := dyn.openTables(ctx, *account, *tables)
 	if err != nil {
 		return fmt.Errorf("dynamodb add-index: %w", err)
 	}
+	defer st.Close()
 	for _, name := range names {
 		tctx, cancel := context.WithTimeout(ctx, *wait)
 		start := time.Now()
@@ -92,19 +85,11 @@ func moveToSharedCmd(ctx context.Context, args []string, stdout io.Writer) error
 		return usageError("dynamodb move-to-shared: -dynamodb-layout must be shared")
 	}
 	dyn.moveSettle = *settle
-	st, err := dyn.openDynamo(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	sio, err := migrate.NewStoreIO(st, *account, "dynamodb "+dyn.describe(), nil)
-	if err != nil {
-		return err
-	}
-	names, err := migrate.SelectTables(ctx, sio, splitList(*tables))
+	st, names, err := dyn.openTables(ctx, *account, *tables)
 	if err != nil {
 		return fmt.Errorf("dynamodb move-to-shared: %w", err)
 	}
+	defer st.Close()
 	for _, name := range names {
 		start := time.Now()
 		rep, err := st.MoveToShared(ctx, *account, name)
@@ -119,4 +104,23 @@ func moveToSharedCmd(ctx context.Context, args []string, stdout io.Writer) error
 			name, rep.Physical, rep.Items, rep.Frozen.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// openTables opens the store of a dynamodb subcommand and selects the
+// account's tables it works on: those named in the comma-separated list
+// (matched as export matches them), or every table.
+func (d *dynamoFlags) openTables(ctx context.Context, account, list string) (*dynamostore.Store, []string, error) {
+	st, err := d.openDynamo(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	sio, err := migrate.NewStoreIO(st, account, "dynamodb "+d.describe(), nil)
+	if err == nil {
+		var names []string
+		if names, err = migrate.SelectTables(ctx, sio, splitList(list)); err == nil {
+			return st, names, nil
+		}
+	}
+	st.Close()
+	return nil, nil, err
 }
