@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -188,27 +189,14 @@ func (s *Store) verifyCopy(ctx context.Context, src, dst *location) error {
 			if err != nil {
 				return mapErr("move table: verify", err)
 			}
-			if !sameItem(out.Item, want) {
+			// DeepEqual follows the values' pointers, into lists and maps
+			// too (another tool's attributes may be either).
+			if !reflect.DeepEqual(out.Item, want) {
 				return fmt.Errorf("dynamostore: move table: the copy of (%q, %q) differs from the original", stringAttr(it, attrPartitionKey), stringAttr(it, attrRowKey))
 			}
 		}
 		return nil
 	})
-}
-
-// sameItem compares two items attribute by attribute, by the values'
-// DynamoDB JSON form.
-func sameItem(a, b item) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, av := range a {
-		bv, ok := b[k]
-		if !ok || fmt.Sprintf("%#v", av) != fmt.Sprintf("%#v", bv) {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *Store) switchToShared(ctx context.Context, account, table, phys, id string) error {
