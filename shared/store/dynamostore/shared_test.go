@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
@@ -497,5 +498,71 @@ func TestSharedConfirmTable(t *testing.T) {
 	}
 	if _, err := a.GetEntity(ctx, "acct", "T", "p", "new"); err != nil {
 		t.Errorf("the write through the stale cache is not in the new table: %v", err)
+	}
+}
+
+// TestSharedCreateTakesOverPerTableLeftovers: a name that a per-table Delete
+// Table left half way (deleting), or a per-table create abandoned long ago
+// (a stale creating claim), is taken by a shared-layout Create Table in one
+// transaction that hands the old DynamoDB table to the purge; a recent
+// creating claim is still the other create's (ErrTableExists).
+func TestSharedCreateTakesOverPerTableLeftovers(t *testing.T) {
+	old := newTestStore(t)
+	ctx := dynamolocal.Context(t, testTimeout)
+	for _, name := range []string{"HalfDeleted", "Abandoned", "Creating"} {
+		if _, err := old.CreateTable(ctx, "acct", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setEntry := func(name, state string, since time.Time) {
+		t.Helper()
+		if _, err := old.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                aws.String(old.opts.CatalogTable),
+			Key:                      tableKey("acct", name),
+			UpdateExpression:         aws.String("SET #s = :s, #t = :t"),
+			ExpressionAttributeNames: map[string]string{"#s": catState, "#t": catSince},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":s": str(state), ":t": str(since.UTC().Format(time.RFC3339Nano))},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setEntry("HalfDeleted", stateDeleting, time.Now())
+	setEntry("Abandoned", stateCreating, time.Now().Add(-time.Hour))
+	setEntry("Creating", stateCreating, time.Now())
+
+	opts := old.opts
+	opts.SharedTable = opts.TablePrefix + "entities"
+	opts.PurgeGrace = time.Millisecond
+	s, err := New(ctx, dynamolocal.Client(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"HalfDeleted", "Abandoned"} {
+		if _, err := s.CreateTable(ctx, "acct", name); err != nil {
+			t.Fatalf("CreateTable(%s): %v", name, err)
+		}
+		if err := s.Write(ctx, "acct", name, []store.Op{{Kind: store.OpInsert, Entity: newEntity("p", "r", nil)}}); err != nil {
+			t.Fatalf("write to the new %s: %v", name, err)
+		}
+		if loc, err := s.locate(ctx, "acct", name); err != nil || !loc.shared() {
+			t.Errorf("%s after the create: %+v, %v; want the shared table", name, loc, err)
+		}
+	}
+	if _, err := s.CreateTable(ctx, "acct", "Creating"); !errors.Is(err, store.ErrTableExists) {
+		t.Errorf("CreateTable over a recent claim: %v; want ErrTableExists", err)
+	}
+	time.Sleep(5 * time.Millisecond) // PurgeGrace
+	if rep, err := s.Purge(ctx); err != nil || rep.Tables != 2 {
+		t.Fatalf("Purge = %+v, %v; want the two old DynamoDB tables", rep, err)
+	}
+	for _, name := range []string{"HalfDeleted", "Abandoned"} {
+		phys, _ := s.physicalName("acct", name)
+		if status, err := s.tableStatus(ctx, phys); err != nil || status != "" {
+			t.Errorf("old DynamoDB table of %s after the purge: %q, %v", name, status, err)
+		}
 	}
 }
