@@ -202,9 +202,12 @@ func TestSharedPurgeResumes(t *testing.T) {
 	if err := other.expireLeases(env.ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The counts are a lower bound: a batch the stopped purge sent may have
+	// been applied after its deadline, uncounted. What the shared table
+	// holds, checked below, is exact.
 	rest, err := other.Purge(env.ctx)
-	if err != nil || rest.Tables != 1 || rep.Items+rest.Items != 100 {
-		t.Errorf("resumed Purge = %+v, %v after %d items; want the table and 100 items in all", rest, err, rep.Items)
+	if err != nil || rest.Tables != 1 || rep.Items+rest.Items > 100 {
+		t.Errorf("resumed Purge = %+v, %v after %d items; want the table and at most 100 items in all", rest, err, rep.Items)
 	}
 	env.wantStored(fresh)
 	if items := sharedItems(t, s); len(items) != 1 {
