@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablebridge/tablebridge/shared/edm"
+	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
@@ -84,10 +85,17 @@ func benchLayouts(b *testing.B, run func(b *testing.B, env *testEnv, loc locatio
 	}
 }
 
-// rawItemAt is rawItem with its PartitionKey stored at loc.
+// rawItemAt is rawItem stored at loc: its PartitionKey with the shared
+// layout's prefix, and the order index's key, so the raw calls maintain the
+// same index as the store (the "same DynamoDB work").
 func rawItemAt(loc location, i int) item {
-	it := rawItem(i)
-	it[attrPartitionKey] = str(loc.pk(stringAttr(it, attrPartitionKey)))
+	return rawItemKeyed(loc, rawItem(i))
+}
+
+func rawItemKeyed(loc location, it item) item {
+	pk := loc.pk(stringAttr(it, attrPartitionKey))
+	it[attrPartitionKey] = str(pk)
+	it[attrShard], it[attrOrder] = orderAttrs(&loc, pk, stringAttr(it, attrRowKey))
 	return it
 }
 
@@ -146,6 +154,88 @@ func benchGet(b *testing.B, env *testEnv, loc location) {
 				ConsistentRead: aws.Bool(true),
 			})
 			if err != nil || out.Item == nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkQuery reads one partition of queryRows entities, strongly
+// consistent, a page of up to 1000 per request.
+func BenchmarkQuery(b *testing.B) { benchLayouts(b, benchQuery) }
+
+const queryRows = 500
+
+func benchQuery(b *testing.B, env *testEnv, loc location) {
+	var ops []store.Op
+	for i := range queryRows {
+		ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity("query", fmt.Sprintf("r%05d", i), benchProps(i))})
+		if len(ops) == 100 {
+			if err := env.s.Write(env.ctx, env.account, env.table, ops); err != nil {
+				b.Fatal(err)
+			}
+			ops = nil
+		}
+	}
+	eq := &model.Bound{Value: "query", Inclusive: true}
+	b.Run("store", func(b *testing.B) {
+		for b.Loop() {
+			page, err := env.s.QueryEntities(env.ctx, env.account, env.table, store.Query{
+				Keys: model.KeyRange{PartitionKey: model.Bounds{Lower: eq, Upper: eq}}, Top: 1000,
+			})
+			if err != nil || len(page.Entities) != queryRows {
+				b.Fatal(len(page.Entities), err)
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		for b.Loop() {
+			out, err := env.s.db.Query(env.ctx, &dynamodb.QueryInput{
+				TableName:                 aws.String(loc.table),
+				KeyConditionExpression:    aws.String("#pk = :pk"),
+				ExpressionAttributeNames:  map[string]string{"#pk": attrPartitionKey},
+				ExpressionAttributeValues: item{":pk": str(loc.pk("query"))},
+				ConsistentRead:            aws.Bool(true),
+				Limit:                     aws.Int32(1000),
+			})
+			if err != nil || len(out.Items) != queryRows {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkBatch inserts 100 new entities in one transaction.
+func BenchmarkBatch(b *testing.B) { benchLayouts(b, benchBatch) }
+
+func benchBatch(b *testing.B, env *testEnv, loc location) {
+	b.Run("store", func(b *testing.B) {
+		for b.Loop() {
+			ops := make([]store.Op, 100)
+			for j := range ops {
+				i := int(benchSeq.Add(1))
+				ops[j] = store.Op{Kind: store.OpInsert, Entity: newEntity("batch", fmt.Sprintf("store%09d", i), benchProps(i))}
+			}
+			if err := env.s.Write(env.ctx, env.account, env.table, ops); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		for b.Loop() {
+			items := make([]types.TransactWriteItem, 100)
+			for j := range items {
+				it := rawItem(int(benchSeq.Add(1)))
+				it[attrPartitionKey] = str("batch")
+				items[j] = types.TransactWriteItem{Put: &types.Put{
+					TableName:                           aws.String(loc.table),
+					Item:                                rawItemKeyed(loc, it),
+					ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
+					ExpressionAttributeNames:            map[string]string{"#pk": attrPartitionKey},
+					ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+				}}
+			}
+			if _, err := env.s.db.TransactWriteItems(env.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
 				b.Fatal(err)
 			}
 		}
