@@ -34,10 +34,12 @@ import (
 const (
 	purgeAccount = "$purge"
 	catLease     = "LeaseUntil" // purge items: RFC 3339 time until which a purger holds it
+	catLeaseBy   = "LeaseBy"    // purge items: the holder's random token, so it can renew
 	catOf        = "Of"         // purge items: the Azure account
 
-	// purgeLease is how long a purger holds a table; it renews the lease
-	// after each shard.
+	// purgeLease is how long a purger holds a table. It renews the lease
+	// after a shard once a quarter of it has passed, so a table purged
+	// in less time costs one lease write, not one per shard.
 	purgeLease = 2 * time.Minute
 	// purgeChecks bounds the passes over a table's shards: a pass that
 	// finds nothing ends the purge; the order index lags behind deletes,
@@ -87,7 +89,8 @@ func (s *Store) Purge(ctx context.Context) (PurgeReport, error) {
 			rep.Pending += len(due) - i
 			break
 		}
-		leased, err := s.leasePurge(ctx, it)
+		lease := &purgeLeaseHolder{token: newGen()}
+		leased, err := s.leasePurge(ctx, it, lease)
 		if err != nil {
 			return rep, err
 		}
@@ -95,7 +98,7 @@ func (s *Store) Purge(ctx context.Context) (PurgeReport, error) {
 			rep.Pending++
 			continue
 		}
-		done, err := s.purgeTable(ctx, it, &rep)
+		done, err := s.purgeTable(ctx, it, lease, &rep)
 		if err != nil {
 			if ctx.Err() != nil {
 				rep.Pending += len(due) - i
@@ -143,21 +146,28 @@ func (s *Store) duePurges(ctx context.Context) ([]item, error) {
 	}
 }
 
-// leasePurge takes a purge item for purgeLease; false when another purger
-// holds it.
-func (s *Store) leasePurge(ctx context.Context, it item) (bool, error) {
+// purgeLeaseHolder is one purger's hold on one purge item.
+type purgeLeaseHolder struct {
+	token   string    // written as LeaseBy: the holder may renew a lease that has not run out
+	renewAt time.Time // when the next renewal is due
+}
+
+// leasePurge takes a purge item for purgeLease, or renews the holder's own
+// lease; false when another purger holds it.
+func (s *Store) leasePurge(ctx context.Context, it item, h *purgeLeaseHolder) (bool, error) {
 	now := time.Now().UTC()
 	cctx, cancel := s.call(ctx)
 	defer cancel()
 	_, err := s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.opts.CatalogTable),
 		Key:                      catalogKey(purgeAccount, stringAttr(it, catKey)),
-		UpdateExpression:         aws.String("SET #l = :until"),
-		ConditionExpression:      aws.String("attribute_exists(#k) AND (attribute_not_exists(#l) OR #l < :now)"),
-		ExpressionAttributeNames: map[string]string{"#l": catLease, "#k": catKey},
+		UpdateExpression:         aws.String("SET #l = :until, #b = :me"),
+		ConditionExpression:      aws.String("attribute_exists(#k) AND (attribute_not_exists(#l) OR #l < :now OR #b = :me)"),
+		ExpressionAttributeNames: map[string]string{"#l": catLease, "#b": catLeaseBy, "#k": catKey},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":until": str(formatDeletedAt(now.Add(purgeLease))),
 			":now":   str(formatDeletedAt(now)),
+			":me":    str(h.token),
 		},
 	})
 	if _, ok := isConditionFailed(err); ok {
@@ -166,6 +176,7 @@ func (s *Store) leasePurge(ctx context.Context, it item) (bool, error) {
 	if err != nil {
 		return false, s.catalogErr(ctx, "lease purge", err)
 	}
+	h.renewAt = now.Add(purgeLease / 4)
 	return true, nil
 }
 
@@ -183,9 +194,9 @@ func (s *Store) finishPurge(ctx context.Context, it item) error {
 }
 
 // purgeTable deletes one deleted table's items, or its DynamoDB table.
-// done is false when the items kept coming back (a lagging index); the
-// purge item stays for a later call.
-func (s *Store) purgeTable(ctx context.Context, it item, rep *PurgeReport) (done bool, err error) {
+// done is false when the items kept coming back (a lagging index) or the
+// lease was lost; the purge item stays for a later call.
+func (s *Store) purgeTable(ctx context.Context, it item, lease *purgeLeaseHolder, rep *PurgeReport) (done bool, err error) {
 	phys := stringAttr(it, catPhysical)
 	id := stringAttr(it, catID)
 	if id == "" {
@@ -206,7 +217,12 @@ func (s *Store) purgeTable(ctx context.Context, it item, rep *PurgeReport) (done
 			if err != nil {
 				return false, err
 			}
-			if _, err := s.leasePurge(ctx, it); err != nil {
+			if time.Now().Before(lease.renewAt) {
+				continue
+			}
+			// A lease that ran out may have been taken over; the other
+			// purger goes on with the table.
+			if held, err := s.leasePurge(ctx, it, lease); err != nil || !held {
 				return false, err
 			}
 		}

@@ -215,6 +215,37 @@ func TestSharedPurgeResumes(t *testing.T) {
 	}
 }
 
+// TestPurgeLease: the holder of a purge lease renews it while it runs;
+// another purger cannot take it until it runs out, and then the first
+// holder's renewal fails, so it stops working on the table.
+func TestPurgeLease(t *testing.T) {
+	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond})
+	env := newEnv(t, s)
+	if err := s.DeleteTable(env.ctx, env.account, env.table); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond) // past PurgeGrace
+	due, err := s.duePurges(env.ctx)
+	if err != nil || len(due) != 1 {
+		t.Fatalf("duePurges = %d items, %v", len(due), err)
+	}
+	a, b := &purgeLeaseHolder{token: newGen()}, &purgeLeaseHolder{token: newGen()}
+	lease := func(h *purgeLeaseHolder, want bool, what string) {
+		t.Helper()
+		if held, err := s.leasePurge(env.ctx, due[0], h); err != nil || held != want {
+			t.Errorf("%s: leasePurge = %v, %v; want %v", what, held, err, want)
+		}
+	}
+	lease(a, true, "first take")
+	lease(a, true, "renewal by the holder")
+	lease(b, false, "another purger while the lease runs")
+	if err := s.expireLeases(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	lease(b, true, "another purger once the lease ran out")
+	lease(a, false, "the first holder's renewal after the take-over")
+}
+
 // expireLeases ends every purge lease, as time would.
 func (s *Store) expireLeases(ctx context.Context) error {
 	due, err := s.duePurges(ctx)
