@@ -131,6 +131,10 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 			":lo": &types.AttributeValueMemberS{Value: tableKeyPrefix},
 			":hi": &types.AttributeValueMemberS{Value: tableKeyEnd},
 		},
+		// One more than a page, so the page knows whether one follows;
+		// without a limit DynamoDB reads up to 1 MB (about 5,000 tables)
+		// for every page of a large account, and bills the reads.
+		Limit: aws.Int32(int32(top) + 1),
 	}
 	if q.After != "" {
 		// Strictly after: legal table names hold no control characters.
