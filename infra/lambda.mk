@@ -5,7 +5,7 @@
 #   make events      API Gateway events, freshly signed, into build/events/
 #   make events-fixtures  regenerate the tracked events/ (signed at a fixed date)
 #   make local-api   build, then sam local start-api (Docker, DynamoDB Local)
-#   make cost        measure what a million of each operation costs (README)
+#   make cost        measure what a million of each operation costs (docs/aws.md)
 #
 # Lambda runs the bootstraps on provided.al2023, arm64 (template.yaml). The
 # functions test builds its own host-architecture copies; these are for
@@ -68,9 +68,9 @@ local-api: require-sam require-docker build ## serve the API with sam local star
 # cost runs the functions' cost measurement, which make test leaves out:
 # the bootstraps under the Lambda RIE against DynamoDB Local (the test
 # starts its own unless TABLEBRIDGE_DYNAMODB_ENDPOINT is set), printing the
-# README's table under "Profiles and cost".
+# docs/aws.md's table under "Profiles and cost".
 .PHONY: cost
-cost: ## measure billed ms and DynamoDB units per operation under the Lambda RIE; prints the README's cost table
+cost: ## measure billed ms and DynamoDB units per operation under the Lambda RIE; prints docs/aws.md's cost table
 	infra/dynamodb-local/install.sh
 	infra/lambda/install.sh
 	TABLEBRIDGE_MEASURE_COST=1 $(GO) test -count=1 -run '^TestBootstraps$$/^cost$$' -v ./functions/

@@ -15,7 +15,7 @@ import (
 // in any case to the configured account (issue 12), a request to
 // /DEVSTOREACCOUNT1/... signed by devstoreaccount1 stored its tables in a
 // bbolt account bucket of that spelling. The API no longer reaches that
-// bucket; the README's Troubleshooting recovery, export -store bolt
+// bucket; docs/troubleshooting.md's recovery, export -store bolt
 // -account DEVSTOREACCOUNT1 then import into devstoreaccount1, brings the
 // tables back. The store layout did not change, so the store itself writes
 // exactly what the old server wrote.

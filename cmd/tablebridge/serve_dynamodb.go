@@ -100,7 +100,7 @@ func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error
 		return nil, err
 	}
 	// The functions' protection, from the same environment variables
-	// (TABLEBRIDGE_PITR and the others, README), so a table is made alike
+	// (TABLEBRIDGE_PITR and the others, docs/dynamodb.md), so a table is made alike
 	// whichever door creates it.
 	protection, err := lambdafn.LoadProtection(os.Getenv, d.endpoint)
 	if err != nil {

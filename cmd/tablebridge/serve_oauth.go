@@ -20,7 +20,7 @@ type oauthFlags struct {
 
 func (f *oauthFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.mode, "oauth", "", `accept bearer tokens: "basic" (claims checked, signature NOT checked: local development only, like the Azure emulator) or "verified" (signatures checked against the issuers' published keys; needs -oauth-config)`)
-	fs.StringVar(&f.configPath, "oauth-config", "", "JSON file of token issuers, audiences and role assignments (see README)")
+	fs.StringVar(&f.configPath, "oauth-config", "", "JSON file of token issuers, audiences and role assignments (see docs/serve.md)")
 }
 
 // verifier builds the token verifier, or nil when tokens are off. It says

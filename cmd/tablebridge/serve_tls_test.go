@@ -98,12 +98,12 @@ func TestServeTLSSelfSigned(t *testing.T) {
 	}
 }
 
-// TestServeTLSOpenSSLOneLiner: the README's openssl command makes a
+// TestServeTLSOpenSSLOneLiner: docs/serve.md's openssl command makes a
 // certificate -tls-cert and -tls-key accept and a client can trust.
 func TestServeTLSOpenSSLOneLiner(t *testing.T) {
 	openssl := serveproc.Require(t, "openssl", "install Debian's openssl (as root: apt-get install openssl)", nil, "openssl")
 	dir := t.TempDir()
-	// Keep in step with README.md ("HTTPS").
+	// Keep in step with docs/serve.md ("HTTPS").
 	cmd := exec.Command(openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
 		"-days", "365", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost",
 		"-keyout", "key.pem", "-out", "cert.pem")

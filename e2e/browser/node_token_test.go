@@ -18,7 +18,7 @@ import (
 // TestNodeSDKToken drives @azure/data-tables from Node.js with a
 // TokenCredential over HTTPS against a real `tablebridge serve
 // -tls-self-signed -oauth basic`, trusting the printed certificate through
-// NODE_EXTRA_CA_CERTS as the README says: the SDK asks for the storage
+// NODE_EXTRA_CA_CERTS as docs/serve.md says: the SDK asks for the storage
 // scope, the token creates a table and an entity and reads it back, and the
 // owner-only Get Table ACL is refused.
 func TestNodeSDKToken(t *testing.T) {

@@ -32,7 +32,7 @@ func scrape(t *testing.T, m *prommetrics.Metrics) string {
 }
 
 // TestExposition: each observation lands in its series, labelled as the
-// README documents them.
+// docs/serve.md documents them.
 func TestExposition(t *testing.T) {
 	m := prommetrics.New()
 	m.ObserveRequest(httpapi.RequestStats{Operation: "InsertEntity", Account: "devstoreaccount1", Status: 201,

@@ -16,7 +16,7 @@ import (
 // TestSDKSuiteMetrics runs the Go SDK conformance suite with serve's
 // metrics wiring (the request observer, the timed store, the group-commit
 // observer) and checks what /metrics then shows. With TABLEBRIDGE_METRICS_OUT
-// set, it writes the exposition there (the README's excerpt comes from it).
+// set, it writes the exposition there (docs/serve.md's excerpt comes from it).
 func TestSDKSuiteMetrics(t *testing.T) {
 	m := prommetrics.New()
 	t.Run("suite", func(t *testing.T) {

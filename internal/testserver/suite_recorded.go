@@ -236,7 +236,7 @@ func suiteAzureRecorded(t *testing.T, newServer func(t *testing.T) *Server) {
 
 	// A changeset of no operations: Azure answers 202 with an empty
 	// changeset response (issue 22's replay of the legacy recordings; no
-	// single recording of it is cited, see the README's compatibility
+	// single recording of it is cited, see docs/compatibility.md's
 	// notes).
 	t.Run("EmptyChangeset", func(t *testing.T) {
 		const batchB, changeB = "batch_e", "changeset_e"

@@ -19,7 +19,7 @@ const DefaultAnswerBudget = 4 << 20
 // fewer items than $top along with a continuation ("Query timeout and
 // pagination"), and every SDK follows it. The first item is always sent,
 // so a query makes progress whatever its entities' size; one entity of at
-// most 1 MiB stays well inside every front door (see README, Limits).
+// most 1 MiB stays well inside every front door (see docs/aws.md, Request and answer sizes on AWS).
 type answerBudget struct {
 	left int
 	cost func([]byte) int

@@ -114,7 +114,7 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 // transaction. The keys share one allocation and the encoded entities
 // another (bbolt keeps a value until the commit, so a value must not be
 // reused, but it need not have a buffer of its own), so a batch's
-// allocations here do not grow with its size (figures: README, Performance).
+// allocations here do not grow with its size (figures: docs/performance.md).
 func planWrite(ops []store.Op) ([]plannedOp, error) {
 	plan := make([]plannedOp, len(ops))
 	// Keys in ascending order, as a batch usually names them, cannot

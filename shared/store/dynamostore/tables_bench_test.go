@@ -12,7 +12,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// benchTables is how many tables BenchmarkManyTables creates; the README's
+// benchTables is how many tables BenchmarkManyTables creates; docs/performance.md's
 // figure is for 10,000:
 //
 //	go test -run '^$' -bench ManyTables -benchtime 1x ./shared/store/dynamostore -args -bench.tables 10000
