@@ -147,7 +147,7 @@ type call struct {
 	principal *auth.Principal
 	scope     tables.Scope
 	xml       bool // the operation speaks XML (errors too)
-	// itemsRead is what a query page cost the store (store.Page.ItemsRead),
+	// itemsRead is what a query page cost the store (tables.EntityPage.ItemsRead),
 	// for the request log; -1 for operations that are not queries.
 	itemsRead int
 	// body counts the request body read and bytesOut the answer body
