@@ -10,6 +10,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/batch"
+	"github.com/tablebridge/tablebridge/shared/model"
 )
 
 // fixtureContentTypes maps each request fixture to its Content-Type.
@@ -55,7 +56,7 @@ func FuzzParse(f *testing.F) {
 			}
 			var opErr *batch.OperationError
 			if errors.As(err, &opErr) {
-				if opErr.Index < 0 || opErr.Index >= batch.MaxOperations {
+				if opErr.Index < 0 || opErr.Index >= model.MaxBatchOperations {
 					t.Fatalf("OperationError index %d", opErr.Index)
 				}
 				if err := batch.WriteFailure(io.Discard, ids, opErr, "r", time.Time{}); err != nil {
@@ -65,7 +66,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		n := len(req.Operations)
-		if n == 0 || n > batch.MaxOperations || (req.IsQuery && n != 1) {
+		if n == 0 || n > model.MaxBatchOperations || (req.IsQuery && n != 1) {
 			t.Fatalf("%d operations, IsQuery %v", n, req.IsQuery)
 		}
 		parts := make([]batch.Response, n)

@@ -11,19 +11,15 @@ import (
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/model"
 )
 
-// Limits of an entity group transaction ("Performing entity group
-// transactions": at most 100 operations and 4 MiB of payload).
-const (
-	MaxOperations = 100
-	MaxBodyBytes  = 4 << 20
-)
-
-// tooManyOperationsMessage is Azure's message for a changeset over 100
-// operations. Azure reports it inside a 202 response at index 0, as
-// "0:The batch request operation exceeds ...".
-const tooManyOperationsMessage = "The batch request operation exceeds the maximum 100 changes per change set."
+// MaxBodyBytes is the largest $batch body ("Performing entity group
+// transactions": "its total payload may be no more than 4 MiB in size").
+// The other limit, at most 100 operations, is the data model's
+// (model.MaxBatchOperations), since the service applies it to transactions
+// that never were a $batch body too.
+const MaxBodyBytes = 4 << 20
 
 // Request is a parsed $batch request.
 type Request struct {
@@ -243,8 +239,8 @@ func (p *parser) parseChangeset(req *Request, contentType string, content span) 
 		return invalidBatch("The changeset Content-Type is not valid: %v.", err)
 	}
 	req.ChangesetBoundary = boundary
-	var spans [MaxOperations + 1]span
-	opParts, err := splitMultipart(spans[:0], p.text[content.start:content.end], boundary, MaxOperations)
+	var spans [model.MaxBatchOperations + 1]span
+	opParts, err := splitMultipart(spans[:0], p.text[content.start:content.end], boundary, model.MaxBatchOperations)
 	if err != nil {
 		return invalidBatch("The changeset is malformed: %v.", err)
 	}
@@ -260,12 +256,9 @@ func (p *parser) parseChangeset(req *Request, contentType string, content span) 
 	}
 	// Counted before any operation is parsed, so the answer is Azure's
 	// documented one whatever the operations hold.
-	if len(opParts) > MaxOperations {
-		return &OperationError{
-			Index:     0,
-			ContentID: p.mimeContentID(opParts[0]),
-			Err:       &apierr.Error{Code: apierr.InvalidInput, Message: tooManyOperationsMessage},
-		}
+	if err := model.ValidateBatchSize(len(opParts)); err != nil {
+		tooMany, _ := apierr.As(err)
+		return &OperationError{Index: 0, ContentID: p.mimeContentID(opParts[0]), Err: tooMany}
 	}
 	req.Operations = make([]Operation, len(opParts))
 	p.urls = make([]url.URL, len(opParts))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/batch"
+	"github.com/tablebridge/tablebridge/shared/model"
 )
 
 const (
@@ -57,7 +58,7 @@ func repeat(s string, n int) []string {
 // is rejected with a plain *apierr.Error; otherwise Parse must return an
 // *OperationError for that operation.
 func TestParseErrors(t *testing.T) {
-	tooMany := repeat(op(insertRequest), batch.MaxOperations+1)
+	tooMany := repeat(op(insertRequest), model.MaxBatchOperations+1)
 	tooManyWithGarbage := append([]string{}, tooMany...)
 	tooManyWithGarbage[50] = "garbage"
 	tests := []struct {
@@ -305,8 +306,8 @@ func TestParseTolerances(t *testing.T) {
 		},
 		{
 			name: "exactly 100 operations",
-			body: changesetBody(repeat(op(deleteRequest), batch.MaxOperations)...),
-			want: repeatIndexed(`%d DELETE Delete host=127.0.0.1:10002 path=/devstoreaccount1/t(PartitionKey='p',RowKey='r') query= cid= if-match=* prefer= body=`, batch.MaxOperations),
+			body: changesetBody(repeat(op(deleteRequest), model.MaxBatchOperations)...),
+			want: repeatIndexed(`%d DELETE Delete host=127.0.0.1:10002 path=/devstoreaccount1/t(PartitionKey='p',RowKey='r') query= cid= if-match=* prefer= body=`, model.MaxBatchOperations),
 		},
 	}
 	for _, tt := range tests {

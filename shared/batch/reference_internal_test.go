@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/model"
 )
 
 // The parser reads headers and URLs by hand for speed. These tests hold it
@@ -72,19 +73,20 @@ func referenceChangeset(req *Request, contentType string, content []byte) error 
 		return invalidBatch("The changeset Content-Type is not valid: %v.", err)
 	}
 	req.ChangesetBoundary = boundary
-	opParts, err := referenceSplit(content, boundary, MaxOperations)
+	opParts, err := referenceSplit(content, boundary, model.MaxBatchOperations)
 	if err != nil {
 		return invalidBatch("The changeset is malformed: %v.", err)
 	}
 	if len(opParts) == 0 {
 		return nil
 	}
-	if len(opParts) > MaxOperations {
+	if err := model.ValidateBatchSize(len(opParts)); err != nil {
 		cid := ""
 		if header, _, err := referenceHeaderBlock(opParts[0]); err == nil {
 			cid = strings.TrimSpace(header.Get("Content-Id"))
 		}
-		return &OperationError{Index: 0, ContentID: cid, Err: &apierr.Error{Code: apierr.InvalidInput, Message: tooManyOperationsMessage}}
+		tooMany, _ := apierr.As(err)
+		return &OperationError{Index: 0, ContentID: cid, Err: tooMany}
 	}
 	for i, raw := range opParts {
 		header, content, err := referenceHeaderBlock(raw)

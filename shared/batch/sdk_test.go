@@ -22,6 +22,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/batch"
+	"github.com/tablebridge/tablebridge/shared/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the Go SDK request fixtures in testdata")
@@ -278,7 +279,7 @@ func addActions(n int) []aztables.TransactionAction {
 // TestGoSDKParsesHundredOperations: the largest legal batch parses and the
 // SDK accepts its 100-part response.
 func TestGoSDKParsesHundredOperations(t *testing.T) {
-	ex := submitThroughSDK(t, addActions(batch.MaxOperations), answerSuccess(t))
+	ex := submitThroughSDK(t, addActions(model.MaxBatchOperations), answerSuccess(t))
 	if ex.err != nil {
 		t.Fatalf("SubmitTransaction: %v", ex.err)
 	}

@@ -1,8 +1,8 @@
 package httpapi
 
 // DefaultAnswerBudget is the Options.AnswerBudget of a handler that sets
-// none (the local server): 4 MiB of body per query answer. The store already
-// ends a page at store.PageByteBudget stored bytes, but an answer is larger
+// none (the local server): 4 MiB of body per query answer. The stores
+// already end a page at a budget of stored bytes, but an answer is larger
 // than what it stores: a wide entity's JSON in full metadata (annotations,
 // odata.id with the base URL) measured about 10.8 KB for 250 Int64
 // properties, so a legal page of 1,000 came to 10.8 MB. 4 MiB keeps every
@@ -14,10 +14,10 @@ const DefaultAnswerBudget = 4 << 20
 // answerBudget counts a list answer (Query Entities, Query Tables) against
 // Options.AnswerBudget as it is written. An answer stops before the item that
 // would not fit and ends with a continuation naming the last item sent:
-// stores resume strictly after a cursor (store.Cursor, TableQuery.After),
-// so the next page starts at the first item not sent. Azure pages may hold
-// fewer items than $top along with a continuation ("Query timeout and
-// pagination"), and every SDK follows it. The first item is always sent,
+// the service resumes strictly after a continuation (tables.Continuation,
+// QueryTablesInput.NextTableName), so the next page starts at the first
+// item not sent. Azure pages may hold fewer items than $top along with a
+// continuation ("Query timeout and pagination"), and every SDK follows it. The first item is always sent,
 // so a query makes progress whatever its entities' size; one entity of at
 // most 1 MiB stays well inside every front door (see docs/aws.md, Request and answer sizes on AWS).
 type answerBudget struct {

@@ -79,7 +79,7 @@ func entityCursor(q url.Values) (*tables.Continuation, error) {
 }
 
 // tableCursor reads the NextTableName of a Query Tables request, "" for
-// none. Stores resume after a lower-cased name.
+// none.
 func tableCursor(q url.Values) (string, error) {
 	tok := q.Get("NextTableName")
 	if tok == "" {
@@ -92,5 +92,5 @@ func tableCursor(q url.Values) (string, error) {
 	if model.ValidateTableName(name) != nil {
 		return "", badToken()
 	}
-	return strings.ToLower(name), nil
+	return name, nil
 }

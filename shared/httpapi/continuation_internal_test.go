@@ -44,9 +44,11 @@ func TestContinuationCursors(t *testing.T) {
 			wantBadToken(t, err)
 		})
 	}
+	// The name comes back as the token gave it; the service resumes after
+	// it in any case (tables.TestQueryTablesResumesInAnyCase).
 	for _, name := range []string{"mytable", "MyTable"} {
 		got, err := tableCursor(url.Values{"NextTableName": {encodeToken(name)}})
-		if err != nil || got != strings.ToLower(name) {
+		if err != nil || got != name {
 			t.Fatalf("table cursor %q: %q, %v", name, got, err)
 		}
 	}

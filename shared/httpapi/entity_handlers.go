@@ -87,15 +87,12 @@ func (h *Handler) queryEntities(c *call) (*response, error) {
 	budget := h.answerBudget()
 	body, sent := enc.appendEntityList(make([]byte, 0, 256*len(page.Entities)+64), page.Entities, &budget)
 	resp := &response{status: http.StatusOK, contentType: jsonContentType(enc.level), body: body}
-	var next *tables.Continuation
-	switch {
-	case sent < len(page.Entities):
+	next := page.Next
+	if sent < len(page.Entities) {
 		// The answer is full: the next page resumes after the last entity
-		// sent, which the store reads as strictly after it.
+		// sent, which the service reads as strictly after it.
 		last := page.Entities[sent-1]
 		next = &tables.Continuation{PartitionKey: last.PartitionKey, RowKey: last.RowKey}
-	case page.Next != nil:
-		next = &tables.Continuation{PartitionKey: page.Next.PartitionKey, RowKey: page.Next.RowKey}
 	}
 	if next != nil {
 		resp.header = http.Header{

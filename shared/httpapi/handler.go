@@ -68,10 +68,21 @@ type Handler struct {
 	admission admission
 }
 
-// New returns the REST API handler over svc, authenticating with verifier.
-func New(svc *tables.Service, verifier *auth.Verifier, opts Options) (*Handler, error) {
-	if svc == nil || verifier == nil {
-		return nil, errors.New("httpapi: service and verifier are required")
+// NewHandler returns the REST API handler over svc for accounts: the one
+// constructor, so the local server and every Lambda function build the same
+// stack. Its verifier reads the stored access policies a table SAS names
+// ("si") from svc, and accepts bearer tokens when opts.Tokens is set.
+func NewHandler(svc *tables.Service, accounts []auth.Account, opts Options) (*Handler, error) {
+	if svc == nil {
+		return nil, errors.New("httpapi: a service is required")
+	}
+	var vopts []auth.VerifierOption
+	if opts.Tokens != nil {
+		vopts = append(vopts, auth.WithTokens(opts.Tokens))
+	}
+	verifier, err := auth.NewVerifier(accounts, svc.StoredAccessPolicies, vopts...)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -136,7 +147,7 @@ type call struct {
 	principal *auth.Principal
 	scope     tables.Scope
 	xml       bool // the operation speaks XML (errors too)
-	// itemsRead is what a query page cost the store (store.Page.ItemsRead),
+	// itemsRead is what a query page cost the store (tables.EntityPage.ItemsRead),
 	// for the request log; -1 for operations that are not queries.
 	itemsRead int
 	// body counts the request body read and bytesOut the answer body

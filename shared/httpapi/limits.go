@@ -177,7 +177,7 @@ func (h *Handler) startWriteDeadline(w http.ResponseWriter) {
 // times that when its strings are escaped (\u0001 is 6 bytes for one UTF-16
 // unit that counts 2), so a lower bound for single entities would refuse
 // entities Azure stores. What a body may cost beyond its bytes is bounded by
-// the decoders (edm.MaxMembers, batch.MaxOperations).
+// the decoders (edm.MaxMembers, model.MaxBatchOperations).
 const maxBody = batch.MaxBodyBytes
 
 // maxXMLBody caps the XML bodies (Set Table ACL, Set Table Service

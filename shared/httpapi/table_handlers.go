@@ -132,15 +132,15 @@ func (h *Handler) queryTables(c *call) (*response, error) {
 		}
 		b = appendTable(b, level, c.baseURL, c.account, t.Name, false)
 		if !budget.take(b[mark:]) && i > 0 {
-			// Resume after the last table sent (TableQuery.After).
-			b, page.Next = b[:mark], page.Tables[i-1].Name
+			// Resume after the last table sent (QueryTablesInput.NextTableName).
+			b, page.NextTableName = b[:mark], page.Tables[i-1].Name
 			break
 		}
 	}
 	b = append(b, "]}"...)
 	resp := &response{status: http.StatusOK, contentType: jsonContentType(level), body: b}
-	if page.Next != "" {
-		resp.header = http.Header{"X-Ms-Continuation-Nexttablename": {encodeToken(page.Next)}}
+	if page.NextTableName != "" {
+		resp.header = http.Header{"X-Ms-Continuation-Nexttablename": {encodeToken(page.NextTableName)}}
 	}
 	return resp, nil
 }

@@ -17,6 +17,9 @@ const (
 	msgTooManyProperties     = "The entity contains more properties than allowed. Each entity can include up to 252 properties to store data. Each entity also has 3 system properties."
 	msgKeyValueTooLarge      = "The key value exceeds the maximum allowed length (1024)."
 	msgKeyInvalidType        = "The PartitionKey and RowKey properties must be of type Edm.String."
+	// Azure reports it at index 0 of a 202 batch answer, as "0:The batch
+	// request operation exceeds ..." (PROTOCOL.md, Entity group transactions).
+	msgTooManyBatchOperations = "The batch request operation exceeds the maximum 100 changes per change set."
 )
 
 func newError(code apierr.Code, message, detail string) *apierr.Error {

@@ -36,6 +36,13 @@ const (
 	// combined size of all data in an entity's properties can't exceed 1
 	// MiB."
 	MaxEntitySize = 1 << 20
+
+	// MaxBatchOperations is the most operations one entity group
+	// transaction holds ("Performing entity group transactions": "The
+	// transaction can include at most 100 entities"). ValidateBatchSize
+	// applies it; the $batch codec (package batch) and the service's
+	// transactions (package tables) both ask it.
+	MaxBatchOperations = 100
 )
 
 // The system property names. They live in Entity's own fields and are never

@@ -134,3 +134,13 @@ func tooManyProperties(n int) error {
 func entityTooLarge(size int) error {
 	return newError(apierr.EntityTooLarge, msgEntityTooLarge, "Entity size: "+strconv.Itoa(size)+" bytes")
 }
+
+// ValidateBatchSize refuses an entity group transaction of more than
+// MaxBatchOperations operations with Azure's 400 InvalidInput. The caller
+// places it at index 0, as Azure does whichever operation is the 101st.
+func ValidateBatchSize(operations int) error {
+	if operations > MaxBatchOperations {
+		return newError(apierr.InvalidInput, msgTooManyBatchOperations, "")
+	}
+	return nil
+}

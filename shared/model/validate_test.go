@@ -174,3 +174,19 @@ func TestValidateEntityReportsFirstName(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateBatchSize: 100 operations pass and the 101st is Azure's 400
+// InvalidInput with its documented wording, which the codec and the service
+// both answer.
+func TestValidateBatchSize(t *testing.T) {
+	for _, n := range []int{0, 1, MaxBatchOperations} {
+		if err := ValidateBatchSize(n); err != nil {
+			t.Errorf("%d operations: %v", n, err)
+		}
+	}
+	err := ValidateBatchSize(MaxBatchOperations + 1)
+	ae, ok := apierr.As(err)
+	if !ok || ae.Code != apierr.InvalidInput || ae.Message != "The batch request operation exceeds the maximum 100 changes per change set." {
+		t.Errorf("%d operations: %#v", MaxBatchOperations+1, err)
+	}
+}

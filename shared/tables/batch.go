@@ -10,10 +10,6 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// MaxBatchOperations is the most operations one entity group transaction
-// holds ("Performing entity group transactions").
-const MaxBatchOperations = 100
-
 // BatchKind is what one operation of a transaction does.
 type BatchKind uint8
 
@@ -111,9 +107,8 @@ func checkTransaction(n int, table string) error {
 	if n == 0 {
 		return &BatchError{0, apierr.Newf(apierr.InvalidInput, "The batch request contains no operations.")}
 	}
-	if n > MaxBatchOperations {
-		return &BatchError{0, &apierr.Error{Code: apierr.InvalidInput,
-			Message: "The batch request operation exceeds the maximum 100 changes per change set."}}
+	if err := model.ValidateBatchSize(n); err != nil {
+		return &BatchError{0, err}
 	}
 	if err := tableNameForLookup(table); err != nil {
 		return &BatchError{0, err}

@@ -5,6 +5,9 @@
 // mapping of store sentinel errors to Azure error codes (package apierr).
 //
 // It parses no HTTP: package httpapi decodes requests into the inputs here
-// and encodes the results. Time is injected through Options.Now, so results
-// are deterministic in tests.
+// and encodes the results. Inputs and results are this package's own types
+// (QueryInput and Continuation, EntityPage, TablePage, TableInfo), never the
+// store's, so httpapi depends on the service and not on storage
+// (TestServiceNamesNoStoreType). Time is injected through Options.Now, so
+// results are deterministic in tests.
 package tables

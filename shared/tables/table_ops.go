@@ -16,13 +16,28 @@ import (
 // $top is a 400 ("Query Entities": "$top ... must not exceed 1000").
 const MaxPageSize = 1000
 
+// TableInfo describes one table: its name in the case it was created with,
+// and its stored access policies (the table ACL).
+type TableInfo struct {
+	Name string
+	ACL  []model.SignedIdentifier
+}
+
+// TablePage is one page of a Query Tables answer. NextTableName is "" when
+// no table remains; otherwise the answer's x-ms-continuation-NextTableName
+// names it, and the client sends it back as QueryTablesInput.NextTableName.
+type TablePage struct {
+	Tables        []TableInfo
+	NextTableName string
+}
+
 // CreateTable creates a table named by the request body's TableName.
-func (s *Service) CreateTable(ctx context.Context, sc Scope, name string) (store.TableInfo, error) {
+func (s *Service) CreateTable(ctx context.Context, sc Scope, name string) (TableInfo, error) {
 	if err := model.ValidateTableName(name); err != nil {
-		return store.TableInfo{}, err
+		return TableInfo{}, err
 	}
 	info, err := s.store.CreateTable(ctx, sc.Account, name)
-	return info, storeError(err)
+	return TableInfo(info), storeError(err)
 }
 
 // DeleteTable deletes a table and its entities. A missing table is 404
@@ -36,19 +51,19 @@ func (s *Service) DeleteTable(ctx context.Context, sc Scope, name string) error 
 
 // GetTable returns one table's info, for GET Tables('t'). A missing table
 // is 404 ResourceNotFound (tableResourceError).
-func (s *Service) GetTable(ctx context.Context, sc Scope, name string) (store.TableInfo, error) {
+func (s *Service) GetTable(ctx context.Context, sc Scope, name string) (TableInfo, error) {
 	info, err := s.TableACL(ctx, sc, name)
 	return info, tableResourceError(err)
 }
 
 // TableACL returns one table's info for Get Table ACL (GET t?comp=acl),
 // where a missing table stays TableNotFound.
-func (s *Service) TableACL(ctx context.Context, sc Scope, name string) (store.TableInfo, error) {
+func (s *Service) TableACL(ctx context.Context, sc Scope, name string) (TableInfo, error) {
 	if err := tableNameForLookup(name); err != nil {
-		return store.TableInfo{}, err
+		return TableInfo{}, err
 	}
 	info, err := s.store.GetTable(ctx, sc.Account, name)
-	return info, storeError(err)
+	return TableInfo(info), storeError(err)
 }
 
 // tableResourceError turns TableNotFound into ResourceNotFound for the
@@ -80,31 +95,41 @@ func tableNameForLookup(name string) error {
 type QueryTablesInput struct {
 	Filter string // $filter on TableName; "" for all
 	Top    int    // 0 for the default page size, NoEntities for $top=0
-	// NextTableName resumes a previous page (the service's own token).
+	// NextTableName resumes a previous page after the table a
+	// TablePage.NextTableName named, in any case; "" starts at the first.
 	NextTableName string
 }
 
 // QueryTables lists tables in case-insensitive name order.
-func (s *Service) QueryTables(ctx context.Context, sc Scope, in QueryTablesInput) (store.TablePage, error) {
+func (s *Service) QueryTables(ctx context.Context, sc Scope, in QueryTablesInput) (TablePage, error) {
 	top, err := pageSize(in.Top)
 	if err != nil {
-		return store.TablePage{}, err
+		return TablePage{}, err
 	}
-	q := store.TableQuery{Top: top, After: in.NextTableName}
+	// Stores resume strictly after a lower-cased name (store.TableQuery),
+	// since table names are case-insensitive.
+	q := store.TableQuery{Top: top, After: strings.ToLower(in.NextTableName)}
 	if in.Filter != "" {
 		f, err := parseFilter(in.Filter)
 		if err != nil {
-			return store.TablePage{}, err
+			return TablePage{}, err
 		}
 		q.Match = func(t store.TableInfo) bool {
 			return f.Match(&model.Entity{Properties: map[string]edm.Value{"TableName": edm.NewString(t.Name)}})
 		}
 	}
 	if top == 0 {
-		return store.TablePage{}, nil
+		return TablePage{}, nil
 	}
 	page, err := s.store.QueryTables(ctx, sc.Account, q)
-	return page, storeError(err)
+	if err != nil {
+		return TablePage{}, storeError(err)
+	}
+	out := TablePage{Tables: make([]TableInfo, len(page.Tables)), NextTableName: page.Next}
+	for i, t := range page.Tables {
+		out.Tables[i] = TableInfo(t)
+	}
+	return out, nil
 }
 
 // StoredAccessPolicies returns a table's stored access policies (its ACL):
