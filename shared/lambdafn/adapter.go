@@ -18,6 +18,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/tables"
@@ -28,7 +29,7 @@ import (
 // REST API handler over a store that lets the function reach only its own
 // operations.
 type Handler struct {
-	fn   Function
+	fn   deploy.Function
 	http *httpapi.Handler
 	log  *slog.Logger
 	// basePath is a custom domain's base path mapping, which an HTTP API
@@ -42,7 +43,7 @@ type Handler struct {
 // from what API Gateway saw. Query answers are counted as they travel in the
 // proxy response (envelopeCost) against answerBudget unless opts set a
 // smaller budget, so no answer exceeds Lambda's response limit.
-func NewHandler(fn Function, st store.Store, accounts []auth.Account, opts httpapi.Options) (*Handler, error) {
+func NewHandler(fn deploy.Function, st store.Store, accounts []auth.Account, opts httpapi.Options) (*Handler, error) {
 	if st == nil {
 		return nil, fmt.Errorf("lambdafn: %s: nil store", fn.Name)
 	}

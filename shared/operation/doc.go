@@ -6,7 +6,7 @@
 //
 // The rest derives from it: shared/httpapi resolves a request to an
 // Operation and logs its Name, shared/auth builds its permission rules from
-// it, and shared/lambdafn gives each Lambda function the operations of its
+// it, and shared/deploy gives each Lambda function the operations of its
 // routes and the IAM actions of their store methods. Adding an operation is
 // one entry here, plus its handler in shared/httpapi and, when it is a new
 // URL or verb, its case in httpapi's resolveOperation.
