@@ -2,10 +2,12 @@ package deploy
 
 import (
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/tablebridge/tablebridge/shared/operation"
+	"github.com/tablebridge/tablebridge/shared/store"
 )
 
 func TestMatchResource(t *testing.T) {
@@ -96,5 +98,24 @@ func TestFunctionsAreConsistent(t *testing.T) {
 	}
 	if _, err := FunctionByName("nope"); err == nil {
 		t.Error("FunctionByName found a function that does not exist")
+	}
+}
+
+// TestEveryStoreMethodHasIAMActions: storeActions names exactly the methods
+// of store.Store (but Close, which calls no DynamoDB), so a store method
+// added to the interface needs its IAM actions here before any function
+// may call it.
+func TestEveryStoreMethodHasIAMActions(t *testing.T) {
+	st := reflect.TypeFor[store.Store]()
+	for i := range st.NumMethod() {
+		m := operation.StoreMethod(st.Method(i).Name)
+		if _, ok := storeActions[m]; !ok && m != "Close" {
+			t.Errorf("store.Store's %s has no IAM actions in storeActions", m)
+		}
+	}
+	for m := range storeActions {
+		if _, ok := st.MethodByName(string(m)); !ok {
+			t.Errorf("storeActions names %s, which store.Store does not have", m)
+		}
 	}
 }

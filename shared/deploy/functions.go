@@ -145,7 +145,7 @@ func Functions() []Function {
 		f.Routes = slices.Clone(f.Routes)
 		for _, op := range operation.All() {
 			info := op.Info()
-			if !f.CatchAll && !slices.ContainsFunc(info.Routes, func(r operation.Route) bool { return slices.Contains(f.Routes, r) }) {
+			if !f.CatchAll && !slices.ContainsFunc(op.Routes(), func(r operation.Route) bool { return slices.Contains(f.Routes, r) }) {
 				continue
 			}
 			f.Operations = append(f.Operations, op)
