@@ -42,55 +42,28 @@ type Function struct {
 // template.yaml declares the same functions and routes (a test compares
 // them).
 var functions = []Function{
-	{
-		Name: "querytables", LogicalID: "QueryTablesFunction",
-		Routes: []operation.Route{{Method: http.MethodGet, Resource: operation.ResourceTables}},
-	},
-	{
-		Name: "createtable", LogicalID: "CreateTableFunction",
-		Routes: []operation.Route{{Method: http.MethodPost, Resource: operation.ResourceTables}},
-	},
-	{
-		// GET /acct/t(), /acct/t(PartitionKey=..,RowKey=..), /acct/Tables('t')
-		// and /acct/t?comp=acl differ only inside one path segment or in
-		// the query. HEAD is Get Table ACL's other verb.
-		Name: "readresource", LogicalID: "ReadResourceFunction",
-		Routes: []operation.Route{{Method: http.MethodGet, Resource: operation.ResourceAny}, {Method: http.MethodHead, Resource: operation.ResourceAny}},
-	},
-	{
-		// POST /acct/t inserts, POST /acct/$batch is a transaction ("$" is
-		// not allowed in a literal path part), and POST with X-HTTP-Method
-		// tunnels MERGE, PUT and DELETE of an entity for legacy clients. A
-		// batch may be a lone GET.
-		Name: "insertorbatch", LogicalID: "InsertOrBatchFunction",
-		Routes: []operation.Route{{Method: http.MethodPost, Resource: operation.ResourceAny}},
-	},
-	{
-		// PUT on an entity replaces it; PUT /acct/t?comp=acl sets the ACL.
-		Name: "updateentity", LogicalID: "UpdateEntityFunction",
-		Routes: []operation.Route{{Method: http.MethodPut, Resource: operation.ResourceAny}},
-	},
-	{
-		// PATCH is how current SDKs merge. ANY catches the methods not
-		// declared on the resource, which is where a literal MERGE would
-		// arrive if API Gateway passed it on (see README).
-		Name: "mergeentity", LogicalID: "MergeEntityFunction",
-		Routes: []operation.Route{{Method: http.MethodPatch, Resource: operation.ResourceAny}, {Method: operation.MethodAny, Resource: operation.ResourceAny}},
-	},
-	{
-		// DELETE /acct/Tables('t') and DELETE of an entity.
-		Name: "deleteresource", LogicalID: "DeleteResourceFunction",
-		Routes: []operation.Route{{Method: http.MethodDelete, Resource: operation.ResourceAny}},
-	},
-	{
-		// GET /acct/?restype=service&comp=properties|stats.
-		Name: "getservice", LogicalID: "GetServiceFunction",
-		Routes: []operation.Route{{Method: http.MethodGet, Resource: operation.ResourceAccount}},
-	},
-	{
-		Name: "setserviceproperties", LogicalID: "SetServicePropertiesFunction",
-		Routes: []operation.Route{{Method: http.MethodPut, Resource: operation.ResourceAccount}},
-	},
+	{Name: "querytables", LogicalID: "QueryTablesFunction", Routes: on(operation.ResourceTables, http.MethodGet)},
+	{Name: "createtable", LogicalID: "CreateTableFunction", Routes: on(operation.ResourceTables, http.MethodPost)},
+	// GET /acct/t(), /acct/t(PartitionKey=..,RowKey=..), /acct/Tables('t')
+	// and /acct/t?comp=acl differ only inside one path segment or in
+	// the query. HEAD is Get Table ACL's other verb.
+	{Name: "readresource", LogicalID: "ReadResourceFunction", Routes: on(operation.ResourceAny, http.MethodGet, http.MethodHead)},
+	// POST /acct/t inserts, POST /acct/$batch is a transaction ("$" is
+	// not allowed in a literal path part), and POST with X-HTTP-Method
+	// tunnels MERGE, PUT and DELETE of an entity for legacy clients. A
+	// batch may be a lone GET.
+	{Name: "insertorbatch", LogicalID: "InsertOrBatchFunction", Routes: on(operation.ResourceAny, http.MethodPost)},
+	// PUT on an entity replaces it; PUT /acct/t?comp=acl sets the ACL.
+	{Name: "updateentity", LogicalID: "UpdateEntityFunction", Routes: on(operation.ResourceAny, http.MethodPut)},
+	// PATCH is how current SDKs merge. ANY catches the methods not
+	// declared on the resource, which is where a literal MERGE would
+	// arrive if API Gateway passed it on (see README).
+	{Name: "mergeentity", LogicalID: "MergeEntityFunction", Routes: on(operation.ResourceAny, http.MethodPatch, operation.MethodAny)},
+	// DELETE /acct/Tables('t') and DELETE of an entity.
+	{Name: "deleteresource", LogicalID: "DeleteResourceFunction", Routes: on(operation.ResourceAny, http.MethodDelete)},
+	// GET /acct/?restype=service&comp=properties|stats.
+	{Name: "getservice", LogicalID: "GetServiceFunction", Routes: on(operation.ResourceAccount, http.MethodGet)},
+	{Name: "setserviceproperties", LogicalID: "SetServicePropertiesFunction", Routes: on(operation.ResourceAccount, http.MethodPut)},
 	{
 		// CORS preflight on every resource; it reads the account's CORS
 		// rules, which every function may.
@@ -156,6 +129,15 @@ func Functions() []Function {
 			}
 		}
 		out[i] = f
+	}
+	return out
+}
+
+// on returns the routes of methods on one resource.
+func on(resource string, methods ...string) []operation.Route {
+	out := make([]operation.Route, len(methods))
+	for i, m := range methods {
+		out[i] = operation.Route{Method: m, Resource: resource}
 	}
 	return out
 }

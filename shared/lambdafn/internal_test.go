@@ -18,32 +18,6 @@ import (
 	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
-func TestSplitStagePath(t *testing.T) {
-	tests := []struct {
-		full, resource       string
-		wantPrefix, wantRest string
-		wantOK               bool
-	}{
-		{"/Prod/acct/Tables", operation.ResourceTables, "/Prod", "/acct/Tables", true},
-		{"/acct/Tables", operation.ResourceTables, "", "/acct/Tables", true},
-		{"/v1/tables/acct/t()", operation.ResourceAny, "/v1/tables", "/acct/t()", true},
-		{"/Prod/acct/", operation.ResourceAccount, "/Prod", "/acct/", true},
-		{"/Prod/acct", operation.ResourceAccount, "/Prod", "/acct", true},
-		{"/Prod/acct/t(PartitionKey='a%2Fb',RowKey='')", operation.ResourceAny, "/Prod", "/acct/t(PartitionKey='a%2Fb',RowKey='')", true},
-		{"/acct", operation.ResourceTables, "", "", false},
-		{"", operation.ResourceAny, "", "", false},
-		{"/Prod/acct/Tables", "", "", "", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.full+" "+tc.resource, func(t *testing.T) {
-			prefix, rest, ok := splitStagePath(tc.full, tc.resource)
-			if prefix != tc.wantPrefix || rest != tc.wantRest || ok != tc.wantOK {
-				t.Errorf("got %q %q %v, want %q %q %v", prefix, rest, ok, tc.wantPrefix, tc.wantRest, tc.wantOK)
-			}
-		})
-	}
-}
-
 type fakeSecrets struct {
 	out *secretsmanager.GetSecretValueOutput
 	err error
@@ -182,4 +156,30 @@ func fmtInput(in any) string {
 		return string(v.ReturnConsumedCapacity)
 	}
 	return ""
+}
+
+func TestSplitStagePath(t *testing.T) {
+	tests := []struct {
+		full, resource       string
+		wantPrefix, wantRest string
+		wantOK               bool
+	}{
+		{"/Prod/acct/Tables", operation.ResourceTables, "/Prod", "/acct/Tables", true},
+		{"/acct/Tables", operation.ResourceTables, "", "/acct/Tables", true},
+		{"/v1/tables/acct/t()", operation.ResourceAny, "/v1/tables", "/acct/t()", true},
+		{"/Prod/acct/", operation.ResourceAccount, "/Prod", "/acct/", true},
+		{"/Prod/acct", operation.ResourceAccount, "/Prod", "/acct", true},
+		{"/Prod/acct/t(PartitionKey='a%2Fb',RowKey='')", operation.ResourceAny, "/Prod", "/acct/t(PartitionKey='a%2Fb',RowKey='')", true},
+		{"/acct", operation.ResourceTables, "", "", false},
+		{"", operation.ResourceAny, "", "", false},
+		{"/Prod/acct/Tables", "", "", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.full+" "+tc.resource, func(t *testing.T) {
+			prefix, rest, ok := splitStagePath(tc.full, tc.resource)
+			if prefix != tc.wantPrefix || rest != tc.wantRest || ok != tc.wantOK {
+				t.Errorf("got %q %q %v, want %q %q %v", prefix, rest, ok, tc.wantPrefix, tc.wantRest, tc.wantOK)
+			}
+		})
+	}
 }

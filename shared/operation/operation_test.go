@@ -104,7 +104,17 @@ func matchesAlone(r Request, path Path, method, restype, comp string, ifMatch bo
 }
 
 func TestResolve(t *testing.T) {
-	get, put, post, patch, del := http.MethodGet, http.MethodPut, http.MethodPost, http.MethodPatch, http.MethodDelete
+	// Every operation's own Request resolves to it (Preflight's is no
+	// path: the "no path" case below).
+	for _, op := range All() {
+		r := op.Info().Request
+		for _, m := range r.Methods {
+			if got, miss := Resolve(r.Path, m, r.Restype, r.Comp, r.IfMatch == IfMatchPresent); got != op && op != Preflight {
+				t.Errorf("%s by %s: got %s %d", op, m, got, miss)
+			}
+		}
+	}
+	get, put, post := http.MethodGet, http.MethodPut, http.MethodPost
 	tests := []struct {
 		name          string
 		path          Path
@@ -114,32 +124,12 @@ func TestResolve(t *testing.T) {
 		want          Operation
 		wantMiss      Mismatch
 	}{
-		{"list tables", PathTables, get, "", "", false, QueryTables, Matched},
 		{"list tables ignores comp", PathTables, get, "", "acl", false, QueryTables, Matched},
-		{"create table", PathTables, post, "", "", false, CreateTable, Matched},
-		{"put on tables", PathTables, put, "", "", false, 0, WrongMethod},
-		{"get table", PathTable, get, "", "", false, GetTable, Matched},
-		{"delete table", PathTable, del, "", "", false, DeleteTable, Matched},
-		{"batch", PathBatch, post, "", "", false, EntityGroupTransaction, Matched},
-		{"get on batch", PathBatch, get, "", "", false, 0, WrongMethod},
-		{"query entities", PathEntities, get, "", "", false, QueryEntities, Matched},
 		{"query entities, unknown comp", PathEntities, get, "", "list", false, QueryEntities, Matched},
-		{"insert", PathEntities, post, "", "", false, InsertEntity, Matched},
-		{"get acl", PathEntities, get, "", "acl", false, GetTableACL, Matched},
-		{"head acl", PathEntities, http.MethodHead, "", "acl", false, GetTableACL, Matched},
-		{"set acl", PathEntities, put, "", "acl", false, SetTableACL, Matched},
+		{"delete entity with If-Match", PathEntity, http.MethodDelete, "", "", true, DeleteEntity, Matched},
+		{"put on tables", PathTables, put, "", "", false, 0, WrongMethod},
 		{"post acl", PathEntities, post, "", "acl", false, 0, WrongMethod},
-		{"get entity", PathEntity, get, "", "", false, GetEntity, Matched},
-		{"update", PathEntity, put, "", "", true, UpdateEntity, Matched},
-		{"insert or replace", PathEntity, put, "", "", false, InsertOrReplaceEntity, Matched},
-		{"merge", PathEntity, patch, "", "", true, MergeEntity, Matched},
-		{"literal merge", PathEntity, "MERGE", "", "", true, MergeEntity, Matched},
-		{"insert or merge", PathEntity, "MERGE", "", "", false, InsertOrMergeEntity, Matched},
-		{"delete entity", PathEntity, del, "", "", true, DeleteEntity, Matched},
 		{"post on entity", PathEntity, post, "", "", false, 0, WrongMethod},
-		{"service properties", PathService, get, "service", "properties", false, GetServiceProperties, Matched},
-		{"set service properties", PathService, put, "service", "properties", false, SetServiceProperties, Matched},
-		{"stats", PathService, get, "service", "stats", false, GetServiceStats, Matched},
 		{"put stats", PathService, put, "service", "stats", false, 0, WrongMethod},
 		{"service without restype", PathService, get, "", "properties", false, 0, WrongRestype},
 		{"service, unknown comp", PathService, get, "service", "acl", false, 0, WrongComp},
