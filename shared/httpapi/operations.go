@@ -18,9 +18,9 @@ type endpoint struct {
 }
 
 // endpoints holds the handler of every operation that resolveOperation can
-// find (all but Preflight, which serve answers first); a test checks that
-// none is missing.
-var endpoints = map[operation.Operation]endpoint{
+// find (all but Preflight, which serve answers first), indexed by
+// operation; a test checks that none is missing.
+var endpoints = [...]endpoint{
 	operation.QueryTables:            {json: true, serve: (*Handler).queryTables},
 	operation.CreateTable:            {json: true, serve: (*Handler).createTable},
 	operation.DeleteTable:            {json: true, serve: (*Handler).deleteTable},
@@ -77,10 +77,10 @@ func resolveOperation(r *http.Request, res resource, q url.Values) (endpoint, er
 			Message: "If-None-Match HTTP header cannot be specified for " + method + " operations."}
 	}
 	comp := q.Get("comp")
-	op, miss := operation.Resolve(res.kind, method, q.Get("restype"), comp, r.Header.Get("If-Match") != "")
+	op, miss := operation.Resolve(res.kind, method, q.Get("restype"), comp, r.Header)
 	switch miss {
 	case operation.Matched:
-		e := endpoints[op]
+		e := endpoints[op] // Resolve never returns Preflight, which has none
 		e.op = op
 		return e, nil
 	case operation.WrongRestype:

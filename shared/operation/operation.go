@@ -288,20 +288,30 @@ func (o Operation) String() string {
 	return table[o].Name
 }
 
+// byPath lists the operations of each path shape in table order: Resolve,
+// which every request calls, looks at those alone.
+var byPath = func() (out [PathEntity + 1][]Operation) {
+	for op := Operation(1); op < end; op++ {
+		if p := table[op].Request.Path; p != 0 {
+			out[p] = append(out[p], op)
+		}
+	}
+	return out
+}()
+
 // Resolve finds the operation of a request from its path shape, its method
-// after verb tunnelling, its restype and comp query parameters and whether
-// it carries If-Match; Mismatch says why none matched. Preflight is never
+// after verb tunnelling, its restype and comp query parameters and, where
+// an entry asks, whether its header carries If-Match; Mismatch says why
+// none matched. Preflight is never
 // resolved here (see Request.Path).
-func Resolve(path Path, method, restype, comp string, ifMatch bool) (Operation, Mismatch) {
-	if path == 0 {
+func Resolve(path Path, method, restype, comp string, header http.Header) (Operation, Mismatch) {
+	if path == 0 || int(path) >= len(byPath) {
 		return 0, WrongMethod // Preflight's shape: not a path any request has
 	}
+	ops := byPath[path]
 	needRestype, restypeOK, compClaimed := false, false, false
-	for op := Operation(1); op < end; op++ {
+	for _, op := range ops {
 		r := &table[op].Request
-		if r.Path != path {
-			continue
-		}
 		if r.Restype != "" {
 			needRestype = true
 			restypeOK = restypeOK || r.Restype == restype
@@ -315,14 +325,18 @@ func Resolve(path Path, method, restype, comp string, ifMatch bool) (Operation, 
 		comp = ""
 	}
 	miss := WrongComp
-	for op := Operation(1); op < end; op++ {
+	for _, op := range ops {
 		r := &table[op].Request
-		if r.Path != path || r.Comp != comp {
+		if r.Comp != comp {
 			continue
 		}
 		miss = WrongMethod
-		if !slices.Contains(r.Methods, method) ||
-			r.IfMatch == IfMatchPresent && !ifMatch || r.IfMatch == IfMatchAbsent && ifMatch {
+		if !slices.Contains(r.Methods, method) {
+			continue
+		}
+		// Only the entity writes look at If-Match, so only they pay for
+		// reading it.
+		if r.IfMatch != IfMatchAny && (r.IfMatch == IfMatchPresent) != (header.Get("If-Match") != "") {
 			continue
 		}
 		return op, Matched

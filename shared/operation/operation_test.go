@@ -77,7 +77,7 @@ func TestResolveIsUnambiguous(t *testing.T) {
 						if len(matches) > 1 {
 							t.Errorf("path %d %s restype=%q comp=%q If-Match %v: %v all match", path, m, restype, comp, ifMatch, matches)
 						}
-						if op, miss := Resolve(path, m, restype, comp, ifMatch); miss == Matched {
+						if op, miss := Resolve(path, m, restype, comp, ifMatchHeader(ifMatch)); miss == Matched {
 							found[op] = true
 						}
 					}
@@ -103,13 +103,21 @@ func matchesAlone(r Request, path Path, method, restype, comp string, ifMatch bo
 		(r.IfMatch == IfMatchAny || (r.IfMatch == IfMatchPresent) == ifMatch)
 }
 
+// ifMatchHeader is a request header with If-Match or without.
+func ifMatchHeader(ifMatch bool) http.Header {
+	if ifMatch {
+		return http.Header{"If-Match": {"*"}}
+	}
+	return http.Header{}
+}
+
 func TestResolve(t *testing.T) {
 	// Every operation's own Request resolves to it (Preflight's is no
 	// path: the "no path" case below).
 	for _, op := range All() {
 		r := op.Info().Request
 		for _, m := range r.Methods {
-			if got, miss := Resolve(r.Path, m, r.Restype, r.Comp, r.IfMatch == IfMatchPresent); got != op && op != Preflight {
+			if got, miss := Resolve(r.Path, m, r.Restype, r.Comp, ifMatchHeader(r.IfMatch == IfMatchPresent)); got != op && op != Preflight {
 				t.Errorf("%s by %s: got %s %d", op, m, got, miss)
 			}
 		}
@@ -138,7 +146,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			op, miss := Resolve(tc.path, tc.method, tc.restype, tc.comp, tc.ifMatch)
+			op, miss := Resolve(tc.path, tc.method, tc.restype, tc.comp, ifMatchHeader(tc.ifMatch))
 			if op != tc.want || miss != tc.wantMiss {
 				t.Errorf("got %s %d, want %s %d", op, miss, tc.want, tc.wantMiss)
 			}
