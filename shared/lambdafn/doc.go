@@ -1,7 +1,7 @@
 // Package lambdafn is the runtime that runs the Table REST API as Lambda
 // functions behind API Gateway (a REST API or an HTTP API) or a Lambda
 // function URL: the adapter between events and http.Request
-// (Handler.Invoke, NewRequest, Serve), the configuration from the
+// (Handler.Invoke), the configuration from the
 // environment (LoadConfig), and Main, which every functions/<name>/main.go
 // calls. What the deployment is (its functions, their routes and IAM
 // actions) is shared/deploy's; building events for tests and events/ is
