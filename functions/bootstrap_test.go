@@ -21,6 +21,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/internal/testissuer"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
@@ -49,7 +50,7 @@ const (
 
 func functionNames() []string {
 	var names []string
-	for _, fn := range lambdafn.Functions() {
+	for _, fn := range deploy.Functions() {
 		names = append(names, fn.Name)
 	}
 	return names
@@ -150,11 +151,11 @@ func profileMounts() []struct {
 		name string
 		opts gatewayevent.Options
 	}{
-		{"REST API stage Prod", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: lambdafn.SampleStage}},
-		{"REST API custom domain", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: lambdafn.SampleStage, CustomDomain: domain, BasePath: restBasePath}},
-		{"HTTP API stage prod", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, Stage: "prod"}},
-		{"HTTP API custom domain", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, Stage: "prod", CustomDomain: domain, BasePath: httpAPIBasePath}},
-		{"Function URL", gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}},
+		{"REST API stage Prod", gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: gatewayevent.SampleStage}},
+		{"REST API custom domain", gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: gatewayevent.SampleStage, CustomDomain: domain, BasePath: restBasePath}},
+		{"HTTP API stage prod", gatewayevent.Options{Profile: deploy.ProfileHTTPAPI, Stage: "prod"}},
+		{"HTTP API custom domain", gatewayevent.Options{Profile: deploy.ProfileHTTPAPI, Stage: "prod", CustomDomain: domain, BasePath: httpAPIBasePath}},
+		{"Function URL", gatewayevent.Options{Profile: deploy.ProfileFunctionURL}},
 	}
 }
 
@@ -332,7 +333,7 @@ func runBearerTokens(t *testing.T, d *deployment, g *gateway) {
 // runStoredEvents feeds each function the events of events/, re-signed
 // now, in the order make events lists them, and checks every status.
 func runStoredEvents(t *testing.T, invoke invoker) {
-	samples, err := lambdafn.Samples(time.Now())
+	samples, err := gatewayevent.Samples(time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func runStoredEvents(t *testing.T, invoke invoker) {
 				t.Fatal(err)
 			}
 			if ev.HTTPMethod != http.MethodOptions {
-				if err := lambdafn.ResignEvent(&ev, dev.Name, dev.Keys[0], time.Now()); err != nil {
+				if err := gatewayevent.ResignEvent(&ev, dev.Name, dev.Keys[0], time.Now()); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -360,7 +361,7 @@ func runStoredEvents(t *testing.T, invoke invoker) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := gatewayevent.DecodeResponse(lambdafn.ProfileRESTAPI, out)
+			resp, err := gatewayevent.DecodeResponse(deploy.ProfileRESTAPI, out)
 			if err != nil {
 				t.Fatal(err)
 			}

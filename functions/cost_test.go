@@ -15,7 +15,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/auth"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 )
 
 // Public prices, us-east-1, as listed on the AWS pricing pages for Lambda,
@@ -79,8 +79,8 @@ func measureCost(t *testing.T, d *deployment) {
 	}
 	perOp := map[string]string{"read": "readresource", "insert": "insertorbatch", "batch": "insertorbatch", "query": "readresource"}
 	runs := []profileRun{
-		{"REST API", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: lambdafn.SampleStage}, func(op string) string { return perOp[op] }, priceRESTAPIRequest},
-		{"Function URL", gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}, func(string) string { return "tableservice" }, 0},
+		{"REST API", gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: gatewayevent.SampleStage}, func(op string) string { return perOp[op] }, priceRESTAPIRequest},
+		{"Function URL", gatewayevent.Options{Profile: deploy.ProfileFunctionURL}, func(string) string { return "tableservice" }, 0},
 	}
 	var rows []string
 	for i, run := range runs {

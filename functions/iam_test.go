@@ -21,6 +21,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
@@ -44,7 +45,7 @@ type iamPolicy struct {
 	used   map[string]bool
 }
 
-func newIAMPolicy(f lambdafn.Function, catalog, shared, tablePrefix string) *iamPolicy {
+func newIAMPolicy(f deploy.Function, catalog, shared, tablePrefix string) *iamPolicy {
 	c, d := f.DynamoDBActions()
 	return &iamPolicy{fn: f.Name, catalog: catalog, shared: shared, tablePrefix: tablePrefix, catalogAllow: c, dataAllow: d, used: map[string]bool{}}
 }
@@ -162,7 +163,7 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 	ip := &inProcess{handlers: map[string]*lambdafn.Handler{}, policies: map[string]*iamPolicy{}, log: &tail{max: 4 << 20}}
 	logger := slog.New(lambdafn.NewLogHandler(slog.NewJSONHandler(ip.log, nil)))
 	catalog := prefix + "catalog"
-	for _, f := range lambdafn.Functions() {
+	for _, f := range deploy.Functions() {
 		pol := newIAMPolicy(f, catalog, prefix+"entities", prefix+auth.DevStoreAccountName+".")
 		client := dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure, lambdafn.MeterCapacity)
 		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", ConfirmTable: true, Protection: dynamostore.Protection{
@@ -222,13 +223,13 @@ func TestLeastPrivilege(t *testing.T) {
 		return ip.invoke(ctx, fn, b)
 	}
 	t.Run("events", func(t *testing.T) { runStoredEvents(t, withOrigin) })
-	g := newGateway(t, gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: lambdafn.SampleStage}, ip.invoke)
+	g := newGateway(t, gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: gatewayevent.SampleStage}, ip.invoke)
 	t.Run("scenario", func(t *testing.T) { runScenario(t, g, "iamscenario") })
 	// The catch-all function behind a Function URL, confined the same way.
-	gu := newGateway(t, gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}, ip.invoke)
+	gu := newGateway(t, gatewayevent.Options{Profile: deploy.ProfileFunctionURL}, ip.invoke)
 	t.Run("scenario Function URL", func(t *testing.T) { runScenario(t, gu, "iamurlscenario") })
 
-	for _, f := range lambdafn.Functions() {
+	for _, f := range deploy.Functions() {
 		pol := ip.policies[f.Name]
 		pol.mu.Lock()
 		if len(pol.denied) > 0 {

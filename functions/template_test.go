@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
@@ -139,7 +140,7 @@ func TestTemplateFunctions(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, f := range lambdafn.Functions() {
+	for _, f := range deploy.Functions() {
 		want = append(want, f.LogicalID)
 	}
 	slices.Sort(ids)
@@ -148,7 +149,7 @@ func TestTemplateFunctions(t *testing.T) {
 		t.Fatalf("template functions %v, want lambdafn's %v", ids, want)
 	}
 
-	for _, f := range lambdafn.Functions() {
+	for _, f := range deploy.Functions() {
 		t.Run(f.Name, func(t *testing.T) {
 			r := fns[f.LogicalID]
 			if got := str(setting(r, "Runtime")); got != "provided.al2023" {
@@ -212,7 +213,7 @@ func TestTemplateFunctions(t *testing.T) {
 // actions the test cannot see), no wildcard action, and exactly the
 // DynamoDB actions the function's operations need, on the catalog table
 // and on the account's tables, plus reading the keys secret.
-func checkPolicy(t *testing.T, f lambdafn.Function, policies *yaml.Node) {
+func checkPolicy(t *testing.T, f deploy.Function, policies *yaml.Node) {
 	t.Helper()
 	if policies == nil || policies.Kind != yaml.SequenceNode {
 		t.Fatal("no Policies list")
@@ -320,7 +321,7 @@ func TestTemplateRoutesEveryOperation(t *testing.T) {
 			switch r.method {
 			case method:
 				best = r.fn
-			case lambdafn.MethodAny:
+			case operation.MethodAny:
 				bestAny = r.fn
 			}
 		}
@@ -363,8 +364,8 @@ func TestTemplateRoutesEveryOperation(t *testing.T) {
 		{operation.Preflight, http.MethodOptions, acct + "/Tables"},
 		{operation.Preflight, http.MethodOptions, acct + "/t()"},
 	}
-	byID := map[string]lambdafn.Function{}
-	for _, f := range lambdafn.Functions() {
+	byID := map[string]deploy.Function{}
+	for _, f := range deploy.Functions() {
 		byID[f.LogicalID] = f
 	}
 	for _, tc := range ops {
@@ -545,7 +546,7 @@ func TestTemplateOperations(t *testing.T) {
 				covered[strings.TrimPrefix(tagged(get(d.Content[0], "Value")), "!Ref ")] = true
 			}
 		}
-		for _, f := range lambdafn.Functions() {
+		for _, f := range deploy.Functions() {
 			if !f.CatchAll && !covered[f.LogicalID] {
 				t.Errorf("%s does not watch %s", a, f.LogicalID)
 			}
@@ -593,7 +594,7 @@ func TestTemplateProfiles(t *testing.T) {
 		}
 		got[fn] = append(got[fn], str(get(r, "Properties", "RouteKey")))
 	}
-	for _, f := range lambdafn.Functions() {
+	for _, f := range deploy.Functions() {
 		var want []string
 		for _, rt := range f.Routes {
 			want = append(want, rt.String())
@@ -625,7 +626,7 @@ func TestTemplateProfiles(t *testing.T) {
 const purgeFunctionID = "PurgeTablesFunction"
 
 // TestTemplatePurgeFunction: the purge function runs functions/purgetables
-// on a schedule, one run at a time, with exactly lambdafn.PurgeActions on
+// on a schedule, one run at a time, with exactly deploy.PurgeActions on
 // the catalog, the shared table and its index, and the per-table tables;
 // it reads no keys and has no route.
 func TestTemplatePurgeFunction(t *testing.T) {
@@ -634,12 +635,12 @@ func TestTemplatePurgeFunction(t *testing.T) {
 	if r == nil {
 		t.Fatal("no purge function")
 	}
-	if got := str(get(r, "Properties", "CodeUri")); got != "build/"+lambdafn.PurgeFunctionName {
+	if got := str(get(r, "Properties", "CodeUri")); got != "build/"+deploy.PurgeFunctionName {
 		t.Errorf("CodeUri = %q", got)
 	}
-	main, err := os.ReadFile(filepath.Join(lambdafn.PurgeFunctionName, "main.go"))
+	main, err := os.ReadFile(filepath.Join(deploy.PurgeFunctionName, "main.go"))
 	if err != nil || !strings.Contains(string(main), "lambdafn.MainPurge()") {
-		t.Errorf("functions/%s/main.go does not run lambdafn.MainPurge: %v", lambdafn.PurgeFunctionName, err)
+		t.Errorf("functions/%s/main.go does not run lambdafn.MainPurge: %v", deploy.PurgeFunctionName, err)
 	}
 	ev := get(r, "Properties", "Events", "Schedule")
 	if str(get(ev, "Type")) != "ScheduleV2" || str(get(ev, "Properties", "ScheduleExpression")) == "" {
@@ -648,7 +649,7 @@ func TestTemplatePurgeFunction(t *testing.T) {
 	if str(get(r, "Properties", "ReservedConcurrentExecutions")) != "1" {
 		t.Errorf("ReservedConcurrentExecutions = %q, want 1", str(get(r, "Properties", "ReservedConcurrentExecutions")))
 	}
-	catalog, shared, perTable := lambdafn.PurgeActions()
+	catalog, shared, perTable := deploy.PurgeActions()
 	want := map[string][]string{catalogARN: catalog, sharedARN: {"dynamodb:BatchWriteItem"}, sharedIndexARN: {"dynamodb:Query"}, tablesARN: perTable}
 	if !slices.Equal(shared, []string{"dynamodb:BatchWriteItem", "dynamodb:Query"}) {
 		t.Errorf("PurgeActions shared = %v: update this test and the template", shared)

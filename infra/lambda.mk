@@ -55,11 +55,11 @@ deploy: require-sam build ## build, then deploy the stack with sam (samconfig.to
 # tests read them); events-fixtures rewrites them byte for byte.
 .PHONY: events
 events: ## write API Gateway test events into build/events/, signed now with the emulator key (for sam local invoke)
-	$(GO) run ./cmd/tablebridge events -dir build/events
+	$(GO) run ./internal/gatewayevent/cmd/events -dir build/events
 
 .PHONY: events-fixtures
 events-fixtures: ## regenerate the tracked events/ fixtures (signed at their fixed date: unchanged unless the samples changed)
-	$(GO) run ./cmd/tablebridge events -dir events -fixture-date
+	$(GO) run ./internal/gatewayevent/cmd/events -dir events -fixture-date
 
 .PHONY: local-api
 local-api: require-sam require-docker build ## serve the API with sam local start-api (Docker) against DynamoDB Local on :8000

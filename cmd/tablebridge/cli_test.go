@@ -98,7 +98,6 @@ func TestCLIErrorsOnce(t *testing.T) {
 		{[]string{"migrate", "-to", "x"}, "-from is required"},
 		{[]string{"export", "-parallel", "many"}, `invalid value "many" for flag -parallel`},
 		{[]string{"bench", "-clients"}, "flag needs an argument: -clients"},
-		{[]string{"events", "extra"}, `unexpected argument "extra"`},
 	} {
 		r := runCLI(t, dir, tc.args...)
 		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")

@@ -4,7 +4,13 @@
 // go.mod pins, read from the module cache), and turns the function's answer
 // back into an HTTP response. Tests use it to stand in for API Gateway and
 // Function URLs in front of the real bootstraps; it is not part of any
-// request path in Lambda.
+// request path in Lambda, and no function binary links it (a test in
+// functions/ checks their dependencies).
+//
+// It also synthesizes the events of events/ (Samples, one signed REST API
+// event per operation, written by make events through cmd/events),
+// builds a REST API event directly (NewEvent, for tests and benchmarks of
+// the runtime), and signs a stored event again (ResignEvent).
 //
 // What each front door does to a request, as the samples, AWS's
 // documentation and public reports show it:

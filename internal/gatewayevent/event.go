@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/tablebridge/tablebridge/internal/localproc"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 )
 
 // Published samples, in aws-lambda-go's events/testdata.
@@ -39,7 +39,7 @@ var SamplesHTTP = []string{
 
 // Options say how the API is mounted.
 type Options struct {
-	Profile lambdafn.Profile
+	Profile deploy.Profile
 	// Stage is the stage name (REST API, HTTP API; "$default" or empty is
 	// an HTTP API's unnamed stage). On the execute-api domain a named
 	// stage is the first path segment the client sends.
@@ -122,14 +122,14 @@ func loadSample(name string, into any) error {
 // sent by the client to the profile's endpoint. r's URL path is the full
 // path the client sent (stage or base path included). It fails as the
 // front door would when nothing is routed there.
-func Build(r *http.Request, o Options) (payload []byte, fn lambdafn.Function, err error) {
+func Build(r *http.Request, o Options) (payload []byte, fn deploy.Function, err error) {
 	switch o.Profile {
-	case lambdafn.ProfileRESTAPI, "":
+	case deploy.ProfileRESTAPI, "":
 		return buildREST(r, o)
-	case lambdafn.ProfileHTTPAPI, lambdafn.ProfileFunctionURL:
+	case deploy.ProfileHTTPAPI, deploy.ProfileFunctionURL:
 		return buildV2(r, o)
 	}
-	return nil, lambdafn.Function{}, fmt.Errorf("gatewayevent: unknown profile %q", o.Profile)
+	return nil, deploy.Function{}, fmt.Errorf("gatewayevent: unknown profile %q", o.Profile)
 }
 
 // MountPrefix is the path the client puts in front of /{account}: the
@@ -141,7 +141,7 @@ func (o Options) MountPrefix() string {
 			return "/" + b
 		}
 		return ""
-	case o.Profile == lambdafn.ProfileFunctionURL:
+	case o.Profile == deploy.ProfileFunctionURL:
 		return ""
 	case o.Stage != "" && o.Stage != "$default":
 		return "/" + o.Stage
@@ -149,8 +149,8 @@ func (o Options) MountPrefix() string {
 	return ""
 }
 
-func buildREST(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
-	built, fn, err := lambdafn.NewEvent(r, lambdafn.EventOptions{Stage: o.Stage, BasePath: o.BasePath})
+func buildREST(r *http.Request, o Options) ([]byte, deploy.Function, error) {
+	built, fn, err := NewEvent(r, EventOptions{Stage: o.Stage, BasePath: o.BasePath})
 	if err != nil {
 		return nil, fn, err
 	}
@@ -201,22 +201,22 @@ func addedByGateway(name string) bool {
 	return strings.HasPrefix(n, "cloudfront-") || n == "via" || n == "x-amz-cf-id" || n == "x-amzn-trace-id"
 }
 
-func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
+func buildV2(r *http.Request, o Options) ([]byte, deploy.Function, error) {
 	full := r.URL.EscapedPath()
 	prefix := o.MountPrefix()
-	below, ok := lambdafn.CutMount(full, prefix)
+	below, ok := cutMount(full, prefix)
 	if !ok || below == "" {
-		return nil, lambdafn.Function{}, fmt.Errorf("gatewayevent: %s is not below %q", full, prefix)
+		return nil, deploy.Function{}, fmt.Errorf("gatewayevent: %s is not below %q", full, prefix)
 	}
 	decodedBelow, err := url.PathUnescape(below)
 	if err != nil {
-		return nil, lambdafn.Function{}, fmt.Errorf("gatewayevent: path %q: %w", below, err)
+		return nil, deploy.Function{}, fmt.Errorf("gatewayevent: path %q: %w", below, err)
 	}
-	fn, routeKey, params, ok := lambdafn.RouteForProfile(o.Profile, r.Method, below)
+	fn, routeKey, params, ok := deploy.RouteForProfile(o.Profile, r.Method, below)
 	if !ok {
 		return nil, fn, fmt.Errorf("gatewayevent: no route for %s %s", r.Method, below)
 	}
-	body, err := lambdafn.ReadBody(r)
+	body, err := readBody(r)
 	if err != nil {
 		return nil, fn, err
 	}
@@ -225,7 +225,7 @@ func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 	name := o.Sample
 	switch {
 	case name != "":
-	case o.Profile == lambdafn.ProfileFunctionURL:
+	case o.Profile == deploy.ProfileFunctionURL:
 		name = SampleFunctionURL
 	default:
 		name = SampleHTTP
@@ -237,7 +237,7 @@ func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 	domain := executeAPIDomain
 	var rawPath string
 	switch {
-	case o.Profile == lambdafn.ProfileFunctionURL:
+	case o.Profile == deploy.ProfileFunctionURL:
 		// Function URLs pass the path on as sent.
 		domain, rawPath = functionURLDomain, full
 		ev.RouteKey, rc.RouteKey, rc.Stage = "", "", ""
@@ -262,11 +262,11 @@ func buildV2(r *http.Request, o Options) ([]byte, lambdafn.Function, error) {
 		}
 	}
 	ev.PathParameters = params
-	if o.Profile == lambdafn.ProfileFunctionURL {
+	if o.Profile == deploy.ProfileFunctionURL {
 		ev.PathParameters = nil
 	}
 
-	sourceIP, host := lambdafn.ClientAddr(r)
+	sourceIP, host := clientAddr(r)
 	ev.Headers = map[string]string{}
 	ev.Cookies = nil
 	for k, vs := range r.Header {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 )
 
 // Response is a function's answer as the client receives it.
@@ -20,7 +20,7 @@ type Response struct {
 // events, strictly: a 1.0 answer must carry multiValueHeaders, a 2.0
 // answer headers (a null map would lose every header), as the front door
 // would read them.
-func DecodeResponse(profile lambdafn.Profile, out []byte) (Response, error) {
+func DecodeResponse(profile deploy.Profile, out []byte) (Response, error) {
 	var raw struct {
 		StatusCode        int                 `json:"statusCode"`
 		Headers           map[string]string   `json:"headers"`
@@ -37,7 +37,7 @@ func DecodeResponse(profile lambdafn.Profile, out []byte) (Response, error) {
 	}
 	h := http.Header{}
 	switch profile {
-	case lambdafn.ProfileRESTAPI, "":
+	case deploy.ProfileRESTAPI, "":
 		if raw.MultiValueHeaders == nil {
 			return Response{}, fmt.Errorf("gatewayevent: format 1.0 response without multiValueHeaders: %.200s", out)
 		}

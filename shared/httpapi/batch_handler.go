@@ -183,12 +183,12 @@ func (h *Handler) batchOperation(c *call, op *batch.Operation) (tables.BatchOp, 
 	action := op.Action()
 	switch action {
 	case batch.ActionInsert:
-		if res.kind != resEntities {
+		if res.kind != operation.PathEntities {
 			return bop, "", apierr.Newf(apierr.InvalidInput, "An insert must target the table, not an entity.")
 		}
 		bop.Kind, need = tables.BatchInsert, operation.InsertEntity
 	case batch.ActionUpdate, batch.ActionInsertOrReplace, batch.ActionMerge, batch.ActionInsertOrMerge, batch.ActionDelete:
-		if res.kind != resEntity {
+		if res.kind != operation.PathEntity {
 			return bop, "", apierr.Newf(apierr.InvalidInput, "The operation must target an entity.")
 		}
 		switch action {
@@ -230,7 +230,7 @@ func batchResource(op *batch.Operation) (resource, error) {
 	if err != nil {
 		return resource{}, err
 	}
-	if res.kind != resEntities && res.kind != resEntity {
+	if res.kind != operation.PathEntities && res.kind != operation.PathEntity {
 		return resource{}, apierr.Newf(apierr.InvalidInput, "A batch operation must target a table's entities.")
 	}
 	return res, nil
@@ -268,7 +268,7 @@ func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, 
 	r.Header = op.Header
 	sub.r, sub.res, sub.query = r, res, r.URL.Query()
 	var resp *response
-	if res.kind == resEntity {
+	if res.kind == operation.PathEntity {
 		if err = c.principal.Authorize(operation.GetEntity, res.table); err == nil {
 			resp, err = h.getEntity(&sub)
 		}

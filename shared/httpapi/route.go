@@ -4,22 +4,13 @@ import (
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
-// resourceKind is what a request path names, after the account.
-type resourceKind uint8
-
-const (
-	resService  resourceKind = iota + 1 // "/" — service properties and stats
-	resTables                           // "Tables"
-	resTable                            // "Tables('t')"
-	resBatch                            // "$batch"
-	resEntities                         // "t" or "t()"
-	resEntity                           // "t(PartitionKey='a',RowKey='b')"
-)
-
+// resource is a request path below the account: its shape (which
+// shared/operation's table matches to an operation) and what it names.
 type resource struct {
-	kind         resourceKind
+	kind         operation.Path
 	table        string
 	partitionKey string
 	rowKey       string
@@ -32,18 +23,18 @@ func parseResource(p string) (resource, error) {
 	p = strings.TrimPrefix(p, "/")
 	switch {
 	case p == "":
-		return resource{kind: resService}, nil
+		return resource{kind: operation.PathService}, nil
 	case strings.EqualFold(p, "Tables") || strings.EqualFold(p, "Tables()"):
-		return resource{kind: resTables}, nil
+		return resource{kind: operation.PathTables}, nil
 	case p == "$batch":
-		return resource{kind: resBatch}, nil
+		return resource{kind: operation.PathBatch}, nil
 	}
 	if strings.Contains(p, "/") {
 		return resource{}, apierr.New(apierr.InvalidURI)
 	}
 	open := strings.IndexByte(p, '(')
 	if open < 0 {
-		return resource{kind: resEntities, table: p}, nil
+		return resource{kind: operation.PathEntities, table: p}, nil
 	}
 	name, args := p[:open], p[open+1:]
 	if !strings.HasSuffix(args, ")") {
@@ -55,16 +46,16 @@ func parseResource(p string) (resource, error) {
 		if err != nil || rest != "" {
 			return resource{}, apierr.New(apierr.InvalidURI)
 		}
-		return resource{kind: resTable, table: t}, nil
+		return resource{kind: operation.PathTable, table: t}, nil
 	}
 	if args == "" {
-		return resource{kind: resEntities, table: name}, nil
+		return resource{kind: operation.PathEntities, table: name}, nil
 	}
 	pk, rk, err := parseEntityKeys(args)
 	if err != nil {
 		return resource{}, err
 	}
-	return resource{kind: resEntity, table: name, partitionKey: pk, rowKey: rk}, nil
+	return resource{kind: operation.PathEntity, table: name, partitionKey: pk, rowKey: rk}, nil
 }
 
 // parseEntityKeys parses "PartitionKey='a',RowKey='b'" (either order).

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 func TestParseResource(t *testing.T) {
@@ -13,22 +14,22 @@ func TestParseResource(t *testing.T) {
 		path string
 		want resource
 	}{
-		{"service root", "/", resource{kind: resService}},
-		{"empty", "", resource{kind: resService}},
-		{"tables", "/Tables", resource{kind: resTables}},
-		{"tables lower case", "/tables", resource{kind: resTables}},
-		{"tables with parens", "/Tables()", resource{kind: resTables}},
-		{"one table", "/Tables('MyTable')", resource{kind: resTable, table: "MyTable"}},
-		{"batch", "/$batch", resource{kind: resBatch}},
-		{"entities bare", "/mytable", resource{kind: resEntities, table: "mytable"}},
-		{"entities parens", "/mytable()", resource{kind: resEntities, table: "mytable"}},
-		{"entity", "/t1(PartitionKey='a',RowKey='b')", resource{kind: resEntity, table: "t1", partitionKey: "a", rowKey: "b"}},
-		{"entity keys reversed", "/t1(RowKey='b',PartitionKey='a')", resource{kind: resEntity, table: "t1", partitionKey: "a", rowKey: "b"}},
-		{"empty keys", "/t1(PartitionKey='',RowKey='')", resource{kind: resEntity, table: "t1"}},
-		{"doubled quotes", "/t1(PartitionKey='it''s',RowKey='''')", resource{kind: resEntity, table: "t1", partitionKey: "it's", rowKey: "'"}},
-		{"keys with parens and commas", "/t1(PartitionKey='a,b)',RowKey='c=(d)')", resource{kind: resEntity, table: "t1", partitionKey: "a,b)", rowKey: "c=(d)"}},
-		{"unicode keys", "/t1(PartitionKey='日本',RowKey='😀')", resource{kind: resEntity, table: "t1", partitionKey: "日本", rowKey: "😀"}},
-		{"spaces around", "/t1(PartitionKey= 'a' ,RowKey='b')", resource{kind: resEntity, table: "t1", partitionKey: "a", rowKey: "b"}},
+		{"service root", "/", resource{kind: operation.PathService}},
+		{"empty", "", resource{kind: operation.PathService}},
+		{"tables", "/Tables", resource{kind: operation.PathTables}},
+		{"tables lower case", "/tables", resource{kind: operation.PathTables}},
+		{"tables with parens", "/Tables()", resource{kind: operation.PathTables}},
+		{"one table", "/Tables('MyTable')", resource{kind: operation.PathTable, table: "MyTable"}},
+		{"batch", "/$batch", resource{kind: operation.PathBatch}},
+		{"entities bare", "/mytable", resource{kind: operation.PathEntities, table: "mytable"}},
+		{"entities parens", "/mytable()", resource{kind: operation.PathEntities, table: "mytable"}},
+		{"entity", "/t1(PartitionKey='a',RowKey='b')", resource{kind: operation.PathEntity, table: "t1", partitionKey: "a", rowKey: "b"}},
+		{"entity keys reversed", "/t1(RowKey='b',PartitionKey='a')", resource{kind: operation.PathEntity, table: "t1", partitionKey: "a", rowKey: "b"}},
+		{"empty keys", "/t1(PartitionKey='',RowKey='')", resource{kind: operation.PathEntity, table: "t1"}},
+		{"doubled quotes", "/t1(PartitionKey='it''s',RowKey='''')", resource{kind: operation.PathEntity, table: "t1", partitionKey: "it's", rowKey: "'"}},
+		{"keys with parens and commas", "/t1(PartitionKey='a,b)',RowKey='c=(d)')", resource{kind: operation.PathEntity, table: "t1", partitionKey: "a,b)", rowKey: "c=(d)"}},
+		{"unicode keys", "/t1(PartitionKey='日本',RowKey='😀')", resource{kind: operation.PathEntity, table: "t1", partitionKey: "日本", rowKey: "😀"}},
+		{"spaces around", "/t1(PartitionKey= 'a' ,RowKey='b')", resource{kind: operation.PathEntity, table: "t1", partitionKey: "a", rowKey: "b"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +82,7 @@ func FuzzParseResource(f *testing.F) {
 			}
 			return
 		}
-		if res.kind == resEntity {
+		if res.kind == operation.PathEntity {
 			// What the SDKs send for these keys must parse back to them.
 			again, err := parseResource("/" + res.table + "(PartitionKey=" + quote(res.partitionKey) + ",RowKey=" + quote(res.rowKey) + ")")
 			if err != nil || again != res {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/tables"
@@ -28,7 +29,7 @@ import (
 // REST API handler over a store that lets the function reach only its own
 // operations.
 type Handler struct {
-	fn   Function
+	fn   deploy.Function
 	http *httpapi.Handler
 	log  *slog.Logger
 	// basePath is a custom domain's base path mapping, which an HTTP API
@@ -38,11 +39,11 @@ type Handler struct {
 
 // NewHandler builds fn's handler over st for accounts. opts configure the
 // REST API handler; TrustForwardedHeaders is always on, because API Gateway
-// terminates TLS and NewRequest sets X-Forwarded-Proto and X-Forwarded-For
+// terminates TLS and newRequestV1 sets X-Forwarded-Proto and X-Forwarded-For
 // from what API Gateway saw. Query answers are counted as they travel in the
 // proxy response (envelopeCost) against answerBudget unless opts set a
 // smaller budget, so no answer exceeds Lambda's response limit.
-func NewHandler(fn Function, st store.Store, accounts []auth.Account, opts httpapi.Options) (*Handler, error) {
+func NewHandler(fn deploy.Function, st store.Store, accounts []auth.Account, opts httpapi.Options) (*Handler, error) {
 	if st == nil {
 		return nil, fmt.Errorf("lambdafn: %s: nil store", fn.Name)
 	}
@@ -101,17 +102,17 @@ func (h *Handler) serveV1(ctx context.Context, ev events.APIGatewayProxyRequest,
 	if err != nil {
 		return h.refuseV1(ctx, ev.Path, err)
 	}
-	return Serve(h.http, r)
+	return serveHTTP(h.http, r)
 }
 
 // serveV2 serves a payload format 2.0 event (HTTP API, Function URL).
-func (h *Handler) serveV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest) V2Response {
+func (h *Handler) serveV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest) v2Response {
 	ctx = withCapacityMeter(ctx)
 	r, err := newRequestV2(ctx, ev, h.basePath)
 	if err != nil {
 		return toV2Response(h.refuseV1(ctx, ev.RawPath, err))
 	}
-	return toV2Response(Serve(h.http, r))
+	return toV2Response(serveHTTP(h.http, r))
 }
 
 // refuseV1 answers an event that cannot become a request through the REST
@@ -120,17 +121,17 @@ func (h *Handler) serveV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest
 func (h *Handler) refuseV1(ctx context.Context, path string, err error) events.APIGatewayProxyResponse {
 	h.log.LogAttrs(ctx, slog.LevelWarn, "unusable API Gateway event", slog.String("path", path), slog.String("err", err.Error()))
 	placeholder, _ := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
-	return Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.http.ServeError(w, r, err) }), placeholder)
+	return serveHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.http.ServeError(w, r, err) }), placeholder)
 }
 
-// Serve runs r through handler and returns what API Gateway expects back
+// serveHTTP runs r through handler and returns what API Gateway expects back
 // for payload format 1.0: the status, every header with all its values
 // (multiValueHeaders, so a value holding a comma stays one value; headers
 // is an empty map, never null), and the body, base64-encoded
 // (isBase64Encoded) unless it is valid UTF-8. The REST API's
 // BinaryMediaTypes are */*, so API Gateway decodes a base64 body back to
 // the exact bytes.
-func Serve(handler http.Handler, r *http.Request) events.APIGatewayProxyResponse {
+func serveHTTP(handler http.Handler, r *http.Request) events.APIGatewayProxyResponse {
 	w := core.NewProxyResponseWriter()
 	handler.ServeHTTP(w, r)
 	resp, err := w.GetProxyResponse()
@@ -145,7 +146,7 @@ func Serve(handler http.Handler, r *http.Request) events.APIGatewayProxyResponse
 	return resp
 }
 
-// NewRequest turns an API Gateway REST API proxy event into the request the
+// newRequestV1 turns an API Gateway REST API proxy event into the request the
 // client sent:
 //
 //   - The path the client signed (SharedKey signs the wire path) is
@@ -166,12 +167,9 @@ func Serve(handler http.Handler, r *http.Request) events.APIGatewayProxyResponse
 //     otherwise pass a SAS sip check. X-Forwarded-Proto defaults to https,
 //     the only scheme an API Gateway endpoint serves.
 //   - A body with isBase64Encoded is decoded.
-func NewRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Request, error) {
-	return newRequestV1(ctx, ev, false)
-}
-
-// newRequestV1 is NewRequest for a REST API event, or with pathDecoded for
-// an HTTP API event of format 1.0, whose path arrives decoded.
+//
+// pathDecoded is for an HTTP API event of format 1.0, whose path arrives
+// decoded.
 func newRequestV1(ctx context.Context, ev events.APIGatewayProxyRequest, pathDecoded bool) (*http.Request, error) {
 	method := strings.ToUpper(ev.HTTPMethod)
 	if method == "" {

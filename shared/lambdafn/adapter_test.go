@@ -13,6 +13,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // gatewayEvent is an event as API Gateway (REST API, payload 1.0) delivers
@@ -45,19 +46,19 @@ func TestNewRequestPaths(t *testing.T) {
 	}{
 		{
 			name:     "execute-api domain: the stage is only in requestContext.path",
-			resource: lambdafn.ResourceAny, path: entity, cpath: "/Prod" + entity,
+			resource: operation.ResourceAny, path: entity, cpath: "/Prod" + entity,
 			wantPath: "/devstoreaccount1/t(PartitionKey='a b',RowKey='é''x')", wantEscaped: entity,
 			wantRequestURI: "/Prod" + entity,
 		},
 		{
 			name:     "custom domain: the base path is in both paths",
-			resource: lambdafn.ResourceTables, path: "/tables/devstoreaccount1/Tables", cpath: "/tables/devstoreaccount1/Tables",
+			resource: operation.ResourceTables, path: "/tables/devstoreaccount1/Tables", cpath: "/tables/devstoreaccount1/Tables",
 			wantPath: "/devstoreaccount1/Tables", wantEscaped: "/devstoreaccount1/Tables",
 			wantRequestURI: "/tables/devstoreaccount1/Tables",
 		},
 		{
 			name:     "service endpoint with the SDKs' trailing slash",
-			resource: lambdafn.ResourceAccount, path: "/devstoreaccount1/", cpath: "/Prod/devstoreaccount1/",
+			resource: operation.ResourceAccount, path: "/devstoreaccount1/", cpath: "/Prod/devstoreaccount1/",
 			wantPath: "/devstoreaccount1/", wantEscaped: "/devstoreaccount1/",
 			wantRequestURI: "/Prod/devstoreaccount1/",
 		},
@@ -113,7 +114,7 @@ func TestNewRequestRefusesBrokenEvents(t *testing.T) {
 	fs := newFunctions(t, openBolt(t))
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := gatewayEvent(http.MethodGet, lambdafn.ResourceAny, "/devstoreaccount1/t()", "/Prod/devstoreaccount1/t()")
+			ev := gatewayEvent(http.MethodGet, operation.ResourceAny, "/devstoreaccount1/t()", "/Prod/devstoreaccount1/t()")
 			tc.edit(&ev)
 			if _, err := lambdafn.NewRequest(context.Background(), ev); err == nil {
 				t.Fatal("NewRequest accepted the event")
@@ -147,7 +148,7 @@ func TestNewRequestQuery(t *testing.T) {
 	}
 	for _, tc := range filters {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := gatewayEvent(http.MethodGet, lambdafn.ResourceAny, "/devstoreaccount1/t()", "/Prod/devstoreaccount1/t()")
+			ev := gatewayEvent(http.MethodGet, operation.ResourceAny, "/devstoreaccount1/t()", "/Prod/devstoreaccount1/t()")
 			ev.QueryStringParameters = map[string]string{"$filter": tc.filter, "$top": "5"}
 			ev.MultiValueQueryStringParameters = map[string][]string{"$filter": {tc.filter}, "$top": {"5"}}
 			r, err := lambdafn.NewRequest(context.Background(), ev)
@@ -170,7 +171,7 @@ func TestNewRequestQuery(t *testing.T) {
 		})
 	}
 	t.Run("repeated parameter keeps every value", func(t *testing.T) {
-		ev := gatewayEvent(http.MethodGet, lambdafn.ResourceAny, "/devstoreaccount1/t()", "/Prod/devstoreaccount1/t()")
+		ev := gatewayEvent(http.MethodGet, operation.ResourceAny, "/devstoreaccount1/t()", "/Prod/devstoreaccount1/t()")
 		ev.MultiValueQueryStringParameters = map[string][]string{"x": {"1", "2"}}
 		r, err := lambdafn.NewRequest(context.Background(), ev)
 		if err != nil {
@@ -181,7 +182,7 @@ func TestNewRequestQuery(t *testing.T) {
 		}
 	})
 	t.Run("queryStringParameters alone (older tools)", func(t *testing.T) {
-		ev := gatewayEvent(http.MethodGet, lambdafn.ResourceAny, "/devstoreaccount1/t()", "/Prod/devstoreaccount1/t()")
+		ev := gatewayEvent(http.MethodGet, operation.ResourceAny, "/devstoreaccount1/t()", "/Prod/devstoreaccount1/t()")
 		ev.QueryStringParameters = map[string]string{"$filter": "A eq 'x&y'"}
 		r, err := lambdafn.NewRequest(context.Background(), ev)
 		if err != nil {
@@ -202,7 +203,7 @@ func TestNewRequestHeaders(t *testing.T) {
 		etag   = `W/"datetime'2024-12-23T09%3A20%3A10.1623783Z'", W/"datetime'2024-12-23T09%3A20%3A11.0000000Z'"`
 		prefer = "return-content, odata.include-annotations=\"*\""
 	)
-	ev := gatewayEvent(http.MethodPut, lambdafn.ResourceAny, "/devstoreaccount1/t(PartitionKey='a',RowKey='b')", "/Prod/devstoreaccount1/t(PartitionKey='a',RowKey='b')")
+	ev := gatewayEvent(http.MethodPut, operation.ResourceAny, "/devstoreaccount1/t(PartitionKey='a',RowKey='b')", "/Prod/devstoreaccount1/t(PartitionKey='a',RowKey='b')")
 	ev.MultiValueHeaders["x-ms-date"] = []string{date}
 	ev.MultiValueHeaders["If-Match"] = []string{etag}
 	ev.MultiValueHeaders["Prefer"] = []string{prefer}
@@ -229,7 +230,7 @@ func TestNewRequestHeaders(t *testing.T) {
 	}
 
 	t.Run("single-value headers when multiValueHeaders is absent", func(t *testing.T) {
-		ev := gatewayEvent(http.MethodGet, lambdafn.ResourceTables, "/devstoreaccount1/Tables", "/Prod/devstoreaccount1/Tables")
+		ev := gatewayEvent(http.MethodGet, operation.ResourceTables, "/devstoreaccount1/Tables", "/Prod/devstoreaccount1/Tables")
 		ev.MultiValueHeaders = nil
 		ev.Headers = map[string]string{"x-ms-date": date, "Host": apiHost}
 		r, err := lambdafn.NewRequest(context.Background(), ev)
@@ -306,7 +307,7 @@ func TestServeBodiesAreBinarySafe(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := gatewayEvent(http.MethodPost, lambdafn.ResourceAny, "/devstoreaccount1/$batch", "/Prod/devstoreaccount1/$batch")
+			ev := gatewayEvent(http.MethodPost, operation.ResourceAny, "/devstoreaccount1/$batch", "/Prod/devstoreaccount1/$batch")
 			ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(tc.body), true
 			r, err := lambdafn.NewRequest(context.Background(), ev)
 			if err != nil {
@@ -325,7 +326,7 @@ func TestServeBodiesAreBinarySafe(t *testing.T) {
 		})
 	}
 	t.Run("a handler that writes nothing is a 500", func(t *testing.T) {
-		ev := gatewayEvent(http.MethodGet, lambdafn.ResourceTables, "/devstoreaccount1/Tables", "/Prod/devstoreaccount1/Tables")
+		ev := gatewayEvent(http.MethodGet, operation.ResourceTables, "/devstoreaccount1/Tables", "/Prod/devstoreaccount1/Tables")
 		r, err := lambdafn.NewRequest(context.Background(), ev)
 		if err != nil {
 			t.Fatal(err)
@@ -345,7 +346,7 @@ func FuzzNewRequestQuery(f *testing.F) {
 	f.Add("NextPartitionKey", "1!8!cDE-", "/devstoreaccount1/t(PartitionKey='%41',RowKey='')", "")
 	f.Add("", "", "/", "x")
 	f.Fuzz(func(t *testing.T, key, value, path, header string) {
-		ev := gatewayEvent(http.MethodGet, lambdafn.ResourceAny, path, "/Prod"+path)
+		ev := gatewayEvent(http.MethodGet, operation.ResourceAny, path, "/Prod"+path)
 		ev.MultiValueQueryStringParameters = map[string][]string{key: {value, value + "2"}}
 		ev.MultiValueHeaders["X-Test"] = []string{header}
 		r, err := lambdafn.NewRequest(context.Background(), ev)

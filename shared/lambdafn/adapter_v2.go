@@ -87,10 +87,10 @@ func unmarshalContext(raw json.RawMessage, into any) error {
 	return nil
 }
 
-// V2Response is the payload format 2.0 response (HTTP API, Function URL):
+// v2Response is the payload format 2.0 response (HTTP API, Function URL):
 // one value per header name, repeated values joined with commas, and
 // Set-Cookie values in cookies, as the format has no multi-value headers.
-type V2Response struct {
+type v2Response struct {
 	StatusCode      int               `json:"statusCode"`
 	Headers         map[string]string `json:"headers"`
 	Cookies         []string          `json:"cookies,omitempty"`
@@ -101,8 +101,8 @@ type V2Response struct {
 // toV2Response converts the handler's answer to format 2.0. The header
 // values httpapi repeats are lists (Vary, Access-Control-Expose-Headers),
 // for which a comma-joined value means the same (RFC 9110, 5.3).
-func toV2Response(r events.APIGatewayProxyResponse) V2Response {
-	out := V2Response{StatusCode: r.StatusCode, Headers: make(map[string]string, len(r.MultiValueHeaders)+len(r.Headers)),
+func toV2Response(r events.APIGatewayProxyResponse) v2Response {
+	out := v2Response{StatusCode: r.StatusCode, Headers: make(map[string]string, len(r.MultiValueHeaders)+len(r.Headers)),
 		Body: r.Body, IsBase64Encoded: r.IsBase64Encoded}
 	for k, v := range r.Headers {
 		out.Headers[k] = v

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/edm"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
@@ -65,9 +65,9 @@ func TestWideEntitiesFitLambda(t *testing.T) {
 		o    gatewayevent.Options
 		pre  string
 	}{
-		{"REST API", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: stage}, ""},
-		{"HTTP API", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI}, "-"},
-		{"Function URL", gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}, "-"},
+		{"REST API", gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: stage}, ""},
+		{"HTTP API", gatewayevent.Options{Profile: deploy.ProfileHTTPAPI}, "-"},
+		{"Function URL", gatewayevent.Options{Profile: deploy.ProfileFunctionURL}, "-"},
 	}
 	for _, door := range doors {
 		for _, level := range []string{"fullmetadata"} {

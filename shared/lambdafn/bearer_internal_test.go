@@ -15,8 +15,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/internal/testissuer"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 )
@@ -56,7 +58,7 @@ func TestBearerTokenEvents(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(NewLogHandler(slog.NewJSONHandler(&logs, nil)))
 	handlers := map[string]*Handler{}
-	for _, fn := range Functions() {
+	for _, fn := range deploy.Functions() {
 		h, err := NewHandler(fn, st, []auth.Account{auth.DevStoreAccount()}, httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens})
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +79,7 @@ func TestBearerTokenEvents(t *testing.T) {
 		r.Header.Set("x-ms-version", "2019-02-02")
 		r.Header.Set("Accept", "application/json;odata=nometadata")
 		r.Header.Set("Content-Type", "application/json")
-		ev, fn, err := NewEvent(r, EventOptions{Stage: "Prod"})
+		ev, fn, err := gatewayevent.NewEvent(r, gatewayevent.EventOptions{Stage: "Prod"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 )
 
 // The handler overhead of a point read, without DynamoDB: the event (as
@@ -30,7 +30,7 @@ func benchSetup(b *testing.B) (*functions, events.APIGatewayProxyRequest) {
 	if resp.StatusCode != http.StatusNoContent {
 		b.Fatalf("insert: %d", resp.StatusCode)
 	}
-	ev, fn, err := lambdafn.NewEvent(newRequest(b, req{method: http.MethodGet, path: "/bench(PartitionKey='p',RowKey='r')",
+	ev, fn, err := gatewayevent.NewEvent(newRequest(b, req{method: http.MethodGet, path: "/bench(PartitionKey='p',RowKey='r')",
 		header: map[string]string{"Accept": "application/json;odata=minimalmetadata"}}), stageOpts())
 	if err != nil || fn.Name != "readresource" {
 		b.Fatalf("event: %v %s", err, fn.Name)

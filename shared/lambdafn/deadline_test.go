@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
@@ -54,7 +54,7 @@ func TestRequestDeadlineOnLambda(t *testing.T) {
 	query := func(t *testing.T, o gatewayevent.Options, ctx context.Context, received time.Time) gatewayevent.Response {
 		t.Helper()
 		prefix := "-"
-		if o.Profile == lambdafn.ProfileRESTAPI {
+		if o.Profile == deploy.ProfileRESTAPI {
 			prefix = ""
 		}
 		payload, fn, err := gatewayevent.Build(newRequest(t, req{method: http.MethodGet, path: "/deadline()", prefix: prefix}), o)
@@ -67,7 +67,7 @@ func TestRequestDeadlineOnLambda(t *testing.T) {
 				t.Fatal(err)
 			}
 			rc := ev["requestContext"].(map[string]any)
-			if o.Profile == lambdafn.ProfileRESTAPI {
+			if o.Profile == deploy.ProfileRESTAPI {
 				rc["requestTimeEpoch"] = received.UnixMilli()
 			} else {
 				rc["timeEpoch"] = received.UnixMilli()
@@ -84,8 +84,8 @@ func TestRequestDeadlineOnLambda(t *testing.T) {
 		}
 		return resp
 	}
-	rest := gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: stage}
-	funcURL := gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}
+	rest := gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: stage}
+	funcURL := gatewayevent.Options{Profile: deploy.ProfileFunctionURL}
 
 	t.Run("API Gateway's 29 s from receipt", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -1,9 +1,11 @@
-// Package lambdafn runs the Table REST API as Lambda functions behind API
-// Gateway (a REST API or an HTTP API) or a Lambda function URL: the
-// functions of the deployment and their routes (Functions, Profiles), the
-// adapter between events and http.Request (Handler.Invoke, NewRequest,
-// Serve), the configuration from the environment
-// (LoadConfig), and Main, which every functions/<name>/main.go calls.
+// Package lambdafn is the runtime that runs the Table REST API as Lambda
+// functions behind API Gateway (a REST API or an HTTP API) or a Lambda
+// function URL: the adapter between events and http.Request
+// (Handler.Invoke), the configuration from the
+// environment (LoadConfig), and Main, which every functions/<name>/main.go
+// calls. What the deployment is (its functions, their routes and IAM
+// actions) is shared/deploy's; building events for tests and events/ is
+// internal/gatewayevent's, which no function binary links.
 //
 // # Payload formats
 //
@@ -37,15 +39,12 @@
 //
 // # One function per operation
 //
-// API Gateway path parameters are whole segments and literal path parts
-// may not hold "(", "'" or "$", so GET /{account}/{resource} carries Query
-// Entities, Get Entity, Get Table (Tables('t')) and Get Table ACL alike;
-// such a group is one function, which tells them apart itself. Each
-// function reaches only the store methods of its own operations: anything
+// Each function (shared/deploy.Function) serves the operations of its
+// routes and reaches only the store methods of those operations: anything
 // else is refused with 405 MethodNotAllowed rather than failing in DynamoDB
 // for want of an IAM permission (see guardStore). template.yaml grants each
 // function exactly the DynamoDB actions of those store methods
-// (Function.DynamoDBActions); a test in functions/ compares the two.
+// (deploy.Function.DynamoDBActions); a test in functions/ compares the two.
 //
 // # Limits of the platform
 //

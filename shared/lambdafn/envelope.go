@@ -20,7 +20,7 @@ const answerBudget = 5 << 20
 // response, as encoding/json writes it (Invoke uses json.Marshal, which
 // escapes HTML): a quote or backslash takes 2, \n \r \t \b \f take 2, other
 // control characters, <, > and & take 6 (\u003c), U+2028 and U+2029 take 6
-// instead of 3, and a byte of invalid UTF-8 becomes \ufffd, 6. Serve
+// instead of 3, and a byte of invalid UTF-8 becomes \ufffd, 6. serveHTTP
 // base64-encodes a body that is not valid UTF-8, but httpapi's JSON
 // answers always are (edm writes \ufffd for invalid input), so their cost
 // is the escaped length. An answer of quotes-heavy JSON costs about 15% more

@@ -2,6 +2,7 @@ package lambdafn
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -24,3 +25,12 @@ func ParseKeySecret(secret, account string) (auth.Account, error) {
 	acc, _, err := parseSecret(secret, account)
 	return acc, err
 }
+
+// NewRequest turns a REST API event (payload format 1.0) into the request
+// the handler serves.
+func NewRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Request, error) {
+	return newRequestV1(ctx, ev, false)
+}
+
+// Serve runs r through handler and returns the payload format 1.0 answer.
+var Serve = serveHTTP

@@ -5,20 +5,11 @@ import (
 	"slices"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
-
-// StoreMethod names a method of store.Store; operation.Info.Store lists
-// the ones each operation calls.
-type StoreMethod = operation.StoreMethod
-
-// baseStoreMethods are needed by every function whatever it serves: a table
-// SAS naming a stored access policy (si) is checked against the table's ACL
-// (GetTable), and any request with an Origin header is checked against the
-// account's CORS rules (GetServiceProperties).
-var baseStoreMethods = []StoreMethod{operation.StoreGetTable, operation.StoreGetServiceProperties}
 
 // guardStore lets a function reach only the store methods of its own
 // operations. Another operation that API Gateway should never have routed
@@ -26,20 +17,20 @@ var baseStoreMethods = []StoreMethod{operation.StoreGetTable, operation.StoreGet
 // through POST to something it does not own) is refused with 405
 // MethodNotAllowed, before DynamoDB could refuse it for want of an IAM
 // permission, which would surface as a 500. The IAM policy of the function
-// grants exactly what these methods need (DynamoDBActions), no more.
+// grants exactly what these methods need (deploy.Function.DynamoDBActions), no more.
 type guardStore struct {
 	next    store.Store
 	fn      string
-	allowed []StoreMethod
+	allowed []operation.StoreMethod
 }
 
 var _ store.Store = (*guardStore)(nil)
 
-func newGuardStore(next store.Store, fn Function) *guardStore {
+func newGuardStore(next store.Store, fn deploy.Function) *guardStore {
 	return &guardStore{next: next, fn: fn.Name, allowed: fn.StoreMethods()}
 }
 
-func (g *guardStore) check(m StoreMethod) error {
+func (g *guardStore) check(m operation.StoreMethod) error {
 	if slices.Contains(g.allowed, m) {
 		return nil
 	}

@@ -17,7 +17,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -83,7 +85,7 @@ func newFunctions(t testing.TB, st store.Store) *functions {
 	t.Helper()
 	fs := &functions{byName: map[string]*lambdafn.Handler{}, log: &logBuffer{}}
 	logger := slog.New(lambdafn.NewLogHandler(slog.NewJSONHandler(fs.log, nil)))
-	for _, fn := range lambdafn.Functions() {
+	for _, fn := range deploy.Functions() {
 		h, err := lambdafn.NewHandler(fn, st, []auth.Account{auth.DevStoreAccount()},
 			httpapi.Options{Logger: logger.With("function", fn.Name), LogRequests: true})
 		if err != nil {
@@ -97,9 +99,9 @@ func newFunctions(t testing.TB, st store.Store) *functions {
 // do sends r the way API Gateway would: as an event (through JSON, as
 // Lambda delivers it) to the function its route names, and turns the
 // answer back into a response.
-func (fs *functions) do(t testing.TB, r *http.Request, opts lambdafn.EventOptions) *http.Response {
+func (fs *functions) do(t testing.TB, r *http.Request, opts gatewayevent.EventOptions) *http.Response {
 	t.Helper()
-	ev, fn, err := lambdafn.NewEvent(r, opts)
+	ev, fn, err := gatewayevent.NewEvent(r, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,4 +248,4 @@ func setEscapedPath(u *url.URL, escaped string) error {
 	return nil
 }
 
-func stageOpts() lambdafn.EventOptions { return lambdafn.EventOptions{Stage: stage} }
+func stageOpts() gatewayevent.EventOptions { return gatewayevent.EventOptions{Stage: stage} }

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 )
 
 // Issue 12 rows 3 and 4 on the Lambda path: the 4 MiB entity body of
@@ -29,7 +29,7 @@ func TestHostileBodyOnLambda(t *testing.T) {
 	body.WriteByte('}')
 	r := newRequest(t, req{method: http.MethodPost, path: "/hostile", body: body.String(),
 		header: map[string]string{"Content-Type": "application/json"}})
-	ev, fn, err := lambdafn.NewEvent(r, stageOpts())
+	ev, fn, err := gatewayevent.NewEvent(r, stageOpts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,124 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
-
-func TestMatchResource(t *testing.T) {
-	tests := []struct {
-		path         string
-		wantResource string
-		wantParams   map[string]string
-	}{
-		{"/acct", ResourceAccount, map[string]string{"account": "acct"}},
-		{"/acct/", ResourceAccount, map[string]string{"account": "acct"}},
-		{"/acct/Tables", ResourceTables, map[string]string{"account": "acct"}},
-		{"/acct/Tables/", ResourceTables, map[string]string{"account": "acct"}},
-		{"/acct/tables", ResourceAny, map[string]string{"account": "acct", "resource": "tables"}},
-		{"/acct/Tables('t')", ResourceAny, map[string]string{"account": "acct", "resource": "Tables('t')"}},
-		{"/acct/$batch", ResourceAny, map[string]string{"account": "acct", "resource": "$batch"}},
-		{"/acct/t(PartitionKey='a%20b',RowKey='%E2%9C%93')", ResourceAny,
-			map[string]string{"account": "acct", "resource": "t(PartitionKey='a b',RowKey='✓')"}},
-		{"/", "", nil},
-		{"/acct/t/extra", "", nil},
-		{"/acct//t", "", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.path, func(t *testing.T) {
-			res, params, ok := matchResource(tc.path)
-			if ok != (tc.wantResource != "") || res != tc.wantResource || !maps.Equal(params, tc.wantParams) {
-				t.Errorf("got %q %v %v, want %q %v", res, params, ok, tc.wantResource, tc.wantParams)
-			}
-		})
-	}
-}
-
-func TestSplitStagePath(t *testing.T) {
-	tests := []struct {
-		full, resource       string
-		wantPrefix, wantRest string
-		wantOK               bool
-	}{
-		{"/Prod/acct/Tables", ResourceTables, "/Prod", "/acct/Tables", true},
-		{"/acct/Tables", ResourceTables, "", "/acct/Tables", true},
-		{"/v1/tables/acct/t()", ResourceAny, "/v1/tables", "/acct/t()", true},
-		{"/Prod/acct/", ResourceAccount, "/Prod", "/acct/", true},
-		{"/Prod/acct", ResourceAccount, "/Prod", "/acct", true},
-		{"/Prod/acct/t(PartitionKey='a%2Fb',RowKey='')", ResourceAny, "/Prod", "/acct/t(PartitionKey='a%2Fb',RowKey='')", true},
-		{"/acct", ResourceTables, "", "", false},
-		{"", ResourceAny, "", "", false},
-		{"/Prod/acct/Tables", "", "", "", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.full+" "+tc.resource, func(t *testing.T) {
-			prefix, rest, ok := splitStagePath(tc.full, tc.resource)
-			if prefix != tc.wantPrefix || rest != tc.wantRest || ok != tc.wantOK {
-				t.Errorf("got %q %q %v, want %q %q %v", prefix, rest, ok, tc.wantPrefix, tc.wantRest, tc.wantOK)
-			}
-		})
-	}
-}
-
-func TestRouteFor(t *testing.T) {
-	tests := []struct {
-		method, path string
-		wantFn       string
-		wantMethod   string
-	}{
-		{"GET", "/acct/Tables", "querytables", "GET"},
-		{"POST", "/acct/Tables", "createtable", "POST"},
-		{"OPTIONS", "/acct/Tables", "preflight", "OPTIONS"},
-		{"GET", "/acct/t()", "readresource", "GET"},
-		{"HEAD", "/acct/t", "readresource", "HEAD"},
-		{"POST", "/acct/$batch", "insertorbatch", "POST"},
-		{"PUT", "/acct/t(PartitionKey='a',RowKey='b')", "updateentity", "PUT"},
-		{"PATCH", "/acct/t(PartitionKey='a',RowKey='b')", "mergeentity", "PATCH"},
-		{"MERGE", "/acct/t(PartitionKey='a',RowKey='b')", "mergeentity", MethodAny},
-		{"DELETE", "/acct/Tables('t')", "deleteresource", "DELETE"},
-		{"GET", "/acct/", "getservice", "GET"},
-		{"PUT", "/acct", "setserviceproperties", "PUT"},
-		{"OPTIONS", "/acct", "preflight", "OPTIONS"},
-		{"DELETE", "/acct/Tables", "", ""},
-		{"PATCH", "/acct", "", ""},
-		{"GET", "/", "", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
-			fn, route, _, ok := RouteFor(tc.method, tc.path)
-			if ok != (tc.wantFn != "") || fn.Name != tc.wantFn || route.Method != tc.wantMethod {
-				t.Errorf("got %s %s %v, want %s %s", fn.Name, route, ok, tc.wantFn, tc.wantMethod)
-			}
-		})
-	}
-}
-
-// TestFunctionsAreConsistent: every function's operations are served by
-// the store methods it may call, and every store method has IAM actions.
-func TestFunctionsAreConsistent(t *testing.T) {
-	seen := map[string]bool{}
-	for _, fn := range Functions() {
-		if seen[fn.Name] || seen[fn.LogicalID] {
-			t.Errorf("duplicate function %s / %s", fn.Name, fn.LogicalID)
-		}
-		seen[fn.Name], seen[fn.LogicalID] = true, true
-		if len(fn.Routes) == 0 && !fn.CatchAll || len(fn.Operations) == 0 {
-			t.Errorf("%s has no routes or no operations", fn.Name)
-		}
-		for _, m := range fn.StoreMethods() {
-			if _, ok := storeActions[m]; !ok {
-				t.Errorf("%s: store method %s has no IAM actions", fn.Name, m)
-			}
-		}
-		catalog, data := fn.DynamoDBActions()
-		for _, a := range append(catalog, data...) {
-			if !strings.HasPrefix(a, "dynamodb:") || strings.Contains(a, "*") {
-				t.Errorf("%s: action %q", fn.Name, a)
-			}
-		}
-	}
-	if _, err := FunctionByName("nope"); err == nil {
-		t.Error("FunctionByName found a function that does not exist")
-	}
-}
 
 type fakeSecrets struct {
 	out *secretsmanager.GetSecretValueOutput
@@ -272,4 +156,30 @@ func fmtInput(in any) string {
 		return string(v.ReturnConsumedCapacity)
 	}
 	return ""
+}
+
+func TestSplitStagePath(t *testing.T) {
+	tests := []struct {
+		full, resource       string
+		wantPrefix, wantRest string
+		wantOK               bool
+	}{
+		{"/Prod/acct/Tables", operation.ResourceTables, "/Prod", "/acct/Tables", true},
+		{"/acct/Tables", operation.ResourceTables, "", "/acct/Tables", true},
+		{"/v1/tables/acct/t()", operation.ResourceAny, "/v1/tables", "/acct/t()", true},
+		{"/Prod/acct/", operation.ResourceAccount, "/Prod", "/acct/", true},
+		{"/Prod/acct", operation.ResourceAccount, "/Prod", "/acct", true},
+		{"/Prod/acct/t(PartitionKey='a%2Fb',RowKey='')", operation.ResourceAny, "/Prod", "/acct/t(PartitionKey='a%2Fb',RowKey='')", true},
+		{"/acct", operation.ResourceTables, "", "", false},
+		{"", operation.ResourceAny, "", "", false},
+		{"/Prod/acct/Tables", "", "", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.full+" "+tc.resource, func(t *testing.T) {
+			prefix, rest, ok := splitStagePath(tc.full, tc.resource)
+			if prefix != tc.wantPrefix || rest != tc.wantRest || ok != tc.wantOK {
+				t.Errorf("got %q %q %v, want %q %q %v", prefix, rest, ok, tc.wantPrefix, tc.wantRest, tc.wantOK)
+			}
+		})
+	}
 }

@@ -11,9 +11,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // createTable makes a table through the createtable function.
@@ -33,7 +34,7 @@ func TestSignedPath(t *testing.T) {
 	tests := []struct {
 		name       string
 		r          req
-		opts       lambdafn.EventOptions
+		opts       gatewayevent.EventOptions
 		wantStatus int
 		wantCode   string
 	}{
@@ -42,7 +43,7 @@ func TestSignedPath(t *testing.T) {
 		{"SharedKey over the stage-prefixed path", req{method: http.MethodGet, path: "/Tables", sign: auth.SignSharedKey},
 			stageOpts(), http.StatusOK, ""},
 		{"custom domain base path", req{method: http.MethodGet, path: "/Tables", prefix: "/tables"},
-			lambdafn.EventOptions{Stage: stage, BasePath: "tables"}, http.StatusOK, ""},
+			gatewayevent.EventOptions{Stage: stage, BasePath: "tables"}, http.StatusOK, ""},
 		{"service endpoint with trailing slash", req{method: http.MethodGet, path: "/",
 			query: url.Values{"restype": {"service"}, "comp": {"properties"}}},
 			stageOpts(), http.StatusOK, ""},
@@ -127,7 +128,7 @@ func TestGuard(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ev, _, err := lambdafn.NewEvent(newRequest(t, tc.r), stageOpts())
+			ev, _, err := gatewayevent.NewEvent(newRequest(t, tc.r), stageOpts())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,11 +159,11 @@ func TestLiteralMerge(t *testing.T) {
 	merge := func(body string, header map[string]string) {
 		t.Helper()
 		header["Content-Type"] = "application/json"
-		ev, fn, err := lambdafn.NewEvent(newRequest(t, req{method: "MERGE", path: entity, body: body, header: header}), stageOpts())
+		ev, fn, err := gatewayevent.NewEvent(newRequest(t, req{method: "MERGE", path: entity, body: body, header: header}), stageOpts())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fn.Name != "mergeentity" || ev.Resource != lambdafn.ResourceAny {
+		if fn.Name != "mergeentity" || ev.Resource != operation.ResourceAny {
 			t.Fatalf("MERGE routed to %s %s", fn.Name, ev.Resource)
 		}
 		if resp := fs.invoke(t, fn.Name, ev); resp.StatusCode != http.StatusNoContent {
@@ -182,7 +183,7 @@ func TestLiteralMerge(t *testing.T) {
 func TestRequestLogLine(t *testing.T) {
 	fs := newFunctions(t, openBolt(t))
 	createTable(t, fs, "logged")
-	ev, fn, err := lambdafn.NewEvent(newRequest(t, req{method: http.MethodGet, path: "/logged()"}), stageOpts())
+	ev, fn, err := gatewayevent.NewEvent(newRequest(t, req{method: http.MethodGet, path: "/logged()"}), stageOpts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/shared/auth"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 )
 
 // through sends r to the function its profile routes it to, as the event
@@ -73,15 +73,15 @@ func TestPayloadFormats(t *testing.T) {
 		o      gatewayevent.Options
 		prefix string // what the client puts before /account
 	}{
-		{"REST API, stage", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: "Prod"}, "/Prod"},
-		{"REST API, custom domain with base path", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: "Prod", CustomDomain: domain, BasePath: "tables"}, "/tables"},
-		{"REST API, custom domain at the root", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, CustomDomain: domain}, ""},
-		{"HTTP API, $default stage", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI}, ""},
-		{"HTTP API, named stage", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, Stage: "prod"}, "/prod"},
-		{"HTTP API, custom domain with base path", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, Stage: "prod", CustomDomain: domain, BasePath: "tables"}, "/tables"},
-		{"HTTP API, custom domain, base path kept in rawPath", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, CustomDomain: domain, BasePath: "api/tables", RawPathKeepsBasePath: true}, "/api/tables"},
-		{"HTTP API, custom domain at the root", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, CustomDomain: domain}, ""},
-		{"Function URL", gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}, ""},
+		{"REST API, stage", gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: "Prod"}, "/Prod"},
+		{"REST API, custom domain with base path", gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: "Prod", CustomDomain: domain, BasePath: "tables"}, "/tables"},
+		{"REST API, custom domain at the root", gatewayevent.Options{Profile: deploy.ProfileRESTAPI, CustomDomain: domain}, ""},
+		{"HTTP API, $default stage", gatewayevent.Options{Profile: deploy.ProfileHTTPAPI}, ""},
+		{"HTTP API, named stage", gatewayevent.Options{Profile: deploy.ProfileHTTPAPI, Stage: "prod"}, "/prod"},
+		{"HTTP API, custom domain with base path", gatewayevent.Options{Profile: deploy.ProfileHTTPAPI, Stage: "prod", CustomDomain: domain, BasePath: "tables"}, "/tables"},
+		{"HTTP API, custom domain, base path kept in rawPath", gatewayevent.Options{Profile: deploy.ProfileHTTPAPI, CustomDomain: domain, BasePath: "api/tables", RawPathKeepsBasePath: true}, "/api/tables"},
+		{"HTTP API, custom domain at the root", gatewayevent.Options{Profile: deploy.ProfileHTTPAPI, CustomDomain: domain}, ""},
+		{"Function URL", gatewayevent.Options{Profile: deploy.ProfileFunctionURL}, ""},
 	}
 	const pk, rk = "O'Brien, 100% Zürich", "東京 (x)=y+1 & more"
 	for i, m := range mounts {
@@ -158,7 +158,7 @@ func TestPublishedHTTPSamples(t *testing.T) {
 	fs := newFunctions(t, openBolt(t))
 	for _, sample := range gatewayevent.SamplesHTTP {
 		t.Run(sample, func(t *testing.T) {
-			o := gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI, Sample: sample}
+			o := gatewayevent.Options{Profile: deploy.ProfileHTTPAPI, Sample: sample}
 			resp := fs.through(t, newRequest(t, req{method: http.MethodGet, path: "/Tables", prefix: "-"}), o)
 			if resp.Status != http.StatusOK {
 				t.Fatalf("%d %s", resp.Status, resp.Body)
@@ -243,7 +243,7 @@ func TestHTTPAPIFormat1(t *testing.T) {
 	}
 	path := "/httpone(PartitionKey='" + url.PathEscape("100% a''b") + "',RowKey='" + url.PathEscape("東 京") + "')"
 	payload, fn, err := gatewayevent.Build(newRequest(t, req{method: http.MethodGet, path: path}),
-		gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: stage})
+		gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: stage})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestHTTPAPIFormat1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := gatewayevent.DecodeResponse(lambdafn.ProfileRESTAPI, out)
+	got, err := gatewayevent.DecodeResponse(deploy.ProfileRESTAPI, out)
 	if err != nil || got.Status != http.StatusOK || !strings.Contains(string(got.Body), `"100% a'b"`) {
 		t.Fatalf("get: %v %d %s", err, got.Status, got.Body)
 	}

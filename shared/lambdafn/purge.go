@@ -10,12 +10,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
-
-// PurgeFunctionName is the purge function's directory under functions/;
-// template.yaml declares it as PurgeTablesFunction, run by a schedule.
-const PurgeFunctionName = "purgetables"
 
 // purgeMargin is the time a purge invocation leaves itself before Lambda's
 // deadline to stop cleanly: a purge stopped by its deadline resumes at the
@@ -37,7 +34,7 @@ func MainPurge() error {
 	if api == "" {
 		return fmt.Errorf("lambdafn: %s is not set: this program is a Lambda bootstrap", envRuntimeAPI)
 	}
-	log := slog.New(NewLogHandler(slog.NewJSONHandler(os.Stdout, nil))).With("function", PurgeFunctionName)
+	log := slog.New(NewLogHandler(slog.NewJSONHandler(os.Stdout, nil))).With("function", deploy.PurgeFunctionName)
 	purge, err := setupPurge(os.Getenv)
 	if err != nil {
 		if rerr := reportInitError(api, err); rerr != nil {
@@ -74,12 +71,12 @@ func setupPurge(getenv func(string) string) (func(context.Context) (dynamostore.
 	if err != nil {
 		return nil, err
 	}
-	return PurgeHandler(st), nil
+	return purgeHandler(st), nil
 }
 
-// PurgeHandler is one purge invocation on st: it purges until purgeMargin
+// purgeHandler is one purge invocation on st: it purges until purgeMargin
 // before the invocation's deadline.
-func PurgeHandler(st *dynamostore.Store) func(context.Context) (dynamostore.PurgeReport, error) {
+func purgeHandler(st *dynamostore.Store) func(context.Context) (dynamostore.PurgeReport, error) {
 	return func(ctx context.Context) (dynamostore.PurgeReport, error) {
 		if deadline, ok := ctx.Deadline(); ok {
 			var cancel context.CancelFunc

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 )
 
 // Lambda refuses a synchronous invocation whose event exceeds 6,291,456
@@ -75,11 +75,11 @@ func TestLargestBodiesReachTheFunction(t *testing.T) {
 		o      gatewayevent.Options
 		prefix string
 	}{
-		{"REST API", gatewayevent.Options{Profile: lambdafn.ProfileRESTAPI, Stage: stage}, ""},
+		{"REST API", gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: stage}, ""},
 		// HTTP APIs and Function URLs base64 every body that is not text,
 		// JSON or XML, so a $batch (multipart/mixed) travels as on the REST API.
-		{"HTTP API", gatewayevent.Options{Profile: lambdafn.ProfileHTTPAPI}, "-"},
-		{"Function URL", gatewayevent.Options{Profile: lambdafn.ProfileFunctionURL}, "-"},
+		{"HTTP API", gatewayevent.Options{Profile: deploy.ProfileHTTPAPI}, "-"},
+		{"Function URL", gatewayevent.Options{Profile: deploy.ProfileFunctionURL}, "-"},
 	} {
 		table := fmt.Sprintf("largest%d", i)
 		createTable(t, fs, table)

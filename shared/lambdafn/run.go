@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
@@ -61,7 +62,7 @@ func Main(name string) error {
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func setup(name string, getenv func(string) string) (*Handler, *slog.Logger, initTimes, error) {
-	fn, err := FunctionByName(name)
+	fn, err := deploy.FunctionByName(name)
 	if err != nil {
 		return nil, nil, initTimes{}, err
 	}
@@ -83,7 +84,7 @@ type initTimes struct{ store, keys time.Duration }
 // setupTimed builds fn's handler from cfg: the DynamoDB store (checking that
 // the catalog table is there) and the account keys (from Secrets Manager),
 // concurrently, since both wait on the network.
-func setupTimed(ctx context.Context, fn Function, cfg Config, log *slog.Logger) (*Handler, initTimes, error) {
+func setupTimed(ctx context.Context, fn deploy.Function, cfg Config, log *slog.Logger) (*Handler, initTimes, error) {
 	var (
 		wg      sync.WaitGroup
 		times   initTimes
@@ -160,9 +161,9 @@ func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Accou
 	return fetchAccount(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.KeysSecret, cfg.AccountName)
 }
 
-// StoreSettings are the DynamoDB store's settings of the configuration, as
+// storeSettings are the DynamoDB store's settings of the configuration, as
 // `tablebridge serve -store dynamodb` builds them from its flags.
-func (c Config) StoreSettings() dynamostore.Settings {
+func (c Config) storeSettings() dynamostore.Settings {
 	return dynamostore.Settings{Endpoint: c.DynamoDBEndpoint, TablePrefix: c.TablePrefix, CatalogTable: c.CatalogTable,
 		SharedTable: c.SharedTable, Layout: c.DynamoDBLayout, Protection: c.Protection,
 		// Each execution environment caches look-ups of its own: confirm
@@ -174,7 +175,7 @@ func (c Config) StoreSettings() dynamostore.Settings {
 // the consumed-capacity middleware, and the store.
 func openStore(ctx context.Context, awsCfg aws.Config, cfg Config) (*dynamostore.Store, error) {
 	client := dynamostore.NewClientFromConfig(awsCfg, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint}, MeterCapacity)
-	st, err := dynamostore.New(ctx, client, cfg.StoreSettings().Options())
+	st, err := dynamostore.New(ctx, client, cfg.storeSettings().Options())
 	if err != nil {
 		return nil, fmt.Errorf("lambdafn: DynamoDB store (catalog table %s): %w", cfg.CatalogTable, err)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/shared/auth"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
 )
 
 // eventsDir is the repository's events/ directory.
@@ -42,7 +42,7 @@ func TestEventsAreGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	samples, err := lambdafn.Samples(date)
+	samples, err := gatewayevent.Samples(date)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestEventsAreGenerated(t *testing.T) {
 	for _, s := range samples {
 		want = append(want, s.File())
 		_, got := loadEvent(t, s.File())
-		regenerated, err := lambdafn.MarshalEvent(s.Event)
+		regenerated, err := gatewayevent.MarshalEvent(s.Event)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestEventsAreGenerated(t *testing.T) {
 // A stored event that is not re-signed is too old to authenticate.
 func TestEventsRunInOrder(t *testing.T) {
 	fns := newFunctions(t, openBolt(t))
-	samples, err := lambdafn.Samples(time.Now())
+	samples, err := gatewayevent.Samples(time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestEventsRunInOrder(t *testing.T) {
 		t.Run(s.Name, func(t *testing.T) {
 			ev, _ := loadEvent(t, s.File())
 			if ev.HTTPMethod != http.MethodOptions {
-				if err := lambdafn.ResignEvent(&ev, dev.Name, dev.Keys[0], time.Now()); err != nil {
+				if err := gatewayevent.ResignEvent(&ev, dev.Name, dev.Keys[0], time.Now()); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -114,7 +114,7 @@ func TestEventsRunInOrder(t *testing.T) {
 func TestResignEventKeepsTheScheme(t *testing.T) {
 	fns := newFunctions(t, openBolt(t))
 	r := newRequest(t, req{method: http.MethodGet, path: "/Tables", sign: auth.SignSharedKey, date: time.Now().Add(-time.Hour)})
-	ev, fn, err := lambdafn.NewEvent(r, stageOpts())
+	ev, fn, err := gatewayevent.NewEvent(r, stageOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestResignEventKeepsTheScheme(t *testing.T) {
 		t.Fatalf("hour-old signature: %d", resp.StatusCode)
 	}
 	dev := auth.DevStoreAccount()
-	if err := lambdafn.ResignEvent(&ev, dev.Name, dev.Keys[0], time.Now()); err != nil {
+	if err := gatewayevent.ResignEvent(&ev, dev.Name, dev.Keys[0], time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if got := ev.Headers["Authorization"]; len(got) < 10 || got[:10] != "SharedKey " {

@@ -1,6 +1,9 @@
 package operation
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+)
 
 // Operation is one REST operation of the Table service.
 type Operation uint8
@@ -56,6 +59,62 @@ type Route struct {
 
 func (r Route) String() string { return r.Method + " " + r.Resource }
 
+// Path is the shape of a request path below the account, as shared/httpapi
+// parses it (the URL grammar of "Table service REST API").
+type Path uint8
+
+// The path shapes.
+const (
+	PathService  Path = iota + 1 // "/": service properties and stats
+	PathTables                   // "Tables"
+	PathTable                    // "Tables('t')"
+	PathBatch                    // "$batch"
+	PathEntities                 // "t" or "t()"
+	PathEntity                   // "t(PartitionKey='a',RowKey='b')"
+)
+
+// IfMatch is what an operation requires of the If-Match header.
+type IfMatch uint8
+
+// The If-Match requirements. Update Entity and Merge Entity carry
+// If-Match; without it the same request is Insert Or Replace Entity or
+// Insert Or Merge Entity ("Insert Or Merge Entity": "called without the
+// If-Match header").
+const (
+	IfMatchAny IfMatch = iota
+	IfMatchPresent
+	IfMatchAbsent
+)
+
+// Request is what tells an operation's requests apart: the path shape, the
+// method after verb tunnelling (a POST with X-HTTP-Method is that method),
+// the restype and comp query parameters, and If-Match.
+type Request struct {
+	// Path is the shape; 0 for Preflight, which httpapi answers for every
+	// OPTIONS request on any path before anything else.
+	Path    Path
+	Methods []string
+	// Restype is the restype the shape's requests must name ("service"):
+	// without it Azure answers 400 InvalidUri.
+	Restype string
+	// Comp is the comp query parameter it requires. An entry without one
+	// takes the requests whose comp no entry of its shape claims (a Query
+	// Entities with comp=foo is still Query Entities).
+	Comp    string
+	IfMatch IfMatch
+}
+
+// Mismatch says why Resolve found no operation.
+type Mismatch uint8
+
+// The reasons, in the order Resolve checks them.
+const (
+	Matched      Mismatch = iota
+	WrongRestype          // the shape needs a restype the request does not name
+	WrongComp             // every operation of the shape needs a comp, and not this one
+	WrongMethod           // no operation of the shape and comp takes this method
+)
+
 // SAS is what an operation needs from a shared access signature, in
 // Azure's letters: Resources lists the account SAS resource types (srt)
 // of which one suffices ("s", "c", "o"), and each entry of Permissions is
@@ -99,9 +158,9 @@ type Info struct {
 	// ReadsOnly: it leaves the account unchanged, so the account's
 	// read-only secondary location serves it.
 	ReadsOnly bool
-	// Routes are the API Gateway routes it arrives on, verb tunnelling
-	// (POST with X-HTTP-Method) included.
-	Routes []Route
+	// Request is how the HTTP layer recognises its requests (Resolve);
+	// the API Gateway routes it arrives on derive from it (Routes).
+	Request Request
 	// Store lists the store methods (of shared/store's Store) it calls
 	// beyond GetTable and GetServiceProperties, which every request may
 	// call (a stored access policy, the CORS rules).
@@ -116,6 +175,8 @@ var (
 	patch   = http.MethodPatch
 	del     = http.MethodDelete
 	options = http.MethodOptions
+	// merge is the legacy SDKs' verb for Merge Entity, not one of net/http's.
+	merge = "MERGE"
 )
 
 // StoreMethod names a method of store.Store.
@@ -135,14 +196,6 @@ const (
 	StoreSetServiceProperties StoreMethod = "SetServiceProperties"
 )
 
-func routes(resource string, methods ...string) []Route {
-	out := make([]Route, len(methods))
-	for i, m := range methods {
-		out[i] = Route{m, resource}
-	}
-	return out
-}
-
 func sas(resources string, perms ...string) *SAS { return &SAS{resources, perms} }
 
 // table is the operations. The account SAS entries are the "Table
@@ -157,44 +210,44 @@ func sas(resources string, perms ...string) *SAS { return &SAS{resources, perms}
 // built-in Table data roles, which hold no ACL or service actions.
 var table = [end]Info{
 	QueryTables: {Name: "QueryTables", AccountSAS: sas("sc", "l"), Token: RoleReader, ReadsOnly: true,
-		Routes: routes(ResourceTables, get), Store: []StoreMethod{StoreQueryTables}},
+		Request: Request{Path: PathTables, Methods: []string{get}}, Store: []StoreMethod{StoreQueryTables}},
 	CreateTable: {Name: "CreateTable", AccountSAS: sas("c", "cw"), Token: RoleContributor,
-		Routes: routes(ResourceTables, post), Store: []StoreMethod{StoreCreateTable}},
+		Request: Request{Path: PathTables, Methods: []string{post}}, Store: []StoreMethod{StoreCreateTable}},
 	DeleteTable: {Name: "DeleteTable", AccountSAS: sas("c", "d"), Token: RoleContributor,
-		Routes: routes(ResourceAny, del), Store: []StoreMethod{StoreDeleteTable}},
+		Request: Request{Path: PathTable, Methods: []string{del}}, Store: []StoreMethod{StoreDeleteTable}},
 	GetTable: {Name: "GetTable", AuthorizedAs: QueryTables, ReadsOnly: true,
-		Routes: routes(ResourceAny, get)},
+		Request: Request{Path: PathTable, Methods: []string{get}}},
 	QueryEntities: {Name: "QueryEntities", AccountSAS: sas("o", "r"), TableSAS: sas("", "r"), Token: RoleReader, ReadsOnly: true,
-		Routes: routes(ResourceAny, get), Store: []StoreMethod{StoreQueryEntities}},
+		Request: Request{Path: PathEntities, Methods: []string{get}}, Store: []StoreMethod{StoreQueryEntities}},
 	GetEntity: {Name: "GetEntity", AccountSAS: sas("o", "r"), TableSAS: sas("", "r"), Token: RoleReader, ReadsOnly: true,
-		Routes: routes(ResourceAny, get), Store: []StoreMethod{StoreGetEntity}},
+		Request: Request{Path: PathEntity, Methods: []string{get}}, Store: []StoreMethod{StoreGetEntity}},
 	InsertEntity: {Name: "InsertEntity", AccountSAS: sas("o", "a"), TableSAS: sas("", "a"), Token: RoleContributor,
-		Routes: routes(ResourceAny, post), Store: []StoreMethod{StoreWrite}},
+		Request: Request{Path: PathEntities, Methods: []string{post}}, Store: []StoreMethod{StoreWrite}},
 	UpdateEntity: {Name: "UpdateEntity", AccountSAS: sas("o", "u"), TableSAS: sas("", "u"), Token: RoleContributor,
-		Routes: routes(ResourceAny, put, post), Store: []StoreMethod{StoreWrite}},
+		Request: Request{Path: PathEntity, Methods: []string{put}, IfMatch: IfMatchPresent}, Store: []StoreMethod{StoreWrite}},
 	MergeEntity: {Name: "MergeEntity", AccountSAS: sas("o", "u"), TableSAS: sas("", "u"), Token: RoleContributor,
-		Routes: routes(ResourceAny, patch, MethodAny, post), Store: []StoreMethod{StoreWrite}},
+		Request: Request{Path: PathEntity, Methods: []string{patch, merge}, IfMatch: IfMatchPresent}, Store: []StoreMethod{StoreWrite}},
 	InsertOrReplaceEntity: {Name: "InsertOrReplaceEntity", AccountSAS: sas("o", "a", "u"), TableSAS: sas("", "a", "u"), Token: RoleContributor,
-		Routes: routes(ResourceAny, put, post), Store: []StoreMethod{StoreWrite}},
+		Request: Request{Path: PathEntity, Methods: []string{put}, IfMatch: IfMatchAbsent}, Store: []StoreMethod{StoreWrite}},
 	InsertOrMergeEntity: {Name: "InsertOrMergeEntity", AccountSAS: sas("o", "a", "u"), TableSAS: sas("", "a", "u"), Token: RoleContributor,
-		Routes: routes(ResourceAny, patch, MethodAny, post), Store: []StoreMethod{StoreWrite}},
+		Request: Request{Path: PathEntity, Methods: []string{patch, merge}, IfMatch: IfMatchAbsent}, Store: []StoreMethod{StoreWrite}},
 	DeleteEntity: {Name: "DeleteEntity", AccountSAS: sas("o", "d"), TableSAS: sas("", "d"), Token: RoleContributor,
-		Routes: routes(ResourceAny, del, post), Store: []StoreMethod{StoreWrite}},
+		Request: Request{Path: PathEntity, Methods: []string{del}}, Store: []StoreMethod{StoreWrite}},
 	// A batch may be a lone GET of an entity.
 	EntityGroupTransaction: {Name: "EntityGroupTransaction", Unauthorized: true,
-		Routes: routes(ResourceAny, post), Store: []StoreMethod{StoreWrite, StoreGetEntity}},
+		Request: Request{Path: PathBatch, Methods: []string{post}}, Store: []StoreMethod{StoreWrite, StoreGetEntity}},
 	// HEAD is Get Table ACL's other verb.
-	GetTableACL: {Name: "GetTableACL", ReadsOnly: true, Routes: routes(ResourceAny, get, head)},
-	SetTableACL: {Name: "SetTableACL", Routes: routes(ResourceAny, put), Store: []StoreMethod{StoreSetTableACL}},
+	GetTableACL: {Name: "GetTableACL", ReadsOnly: true, Request: Request{Path: PathEntities, Methods: []string{get, head}, Comp: "acl"}},
+	SetTableACL: {Name: "SetTableACL", Request: Request{Path: PathEntities, Methods: []string{put}, Comp: "acl"}, Store: []StoreMethod{StoreSetTableACL}},
 	GetServiceProperties: {Name: "GetServiceProperties", AccountSAS: sas("s", "r"), ReadsOnly: true,
-		Routes: routes(ResourceAccount, get)},
+		Request: Request{Path: PathService, Methods: []string{get}, Restype: "service", Comp: "properties"}},
 	SetServiceProperties: {Name: "SetServiceProperties", AccountSAS: sas("s", "w"),
-		Routes: routes(ResourceAccount, put), Store: []StoreMethod{StoreSetServiceProperties}},
+		Request: Request{Path: PathService, Methods: []string{put}, Restype: "service", Comp: "properties"}, Store: []StoreMethod{StoreSetServiceProperties}},
 	GetServiceStats: {Name: "GetServiceStats", AccountSAS: sas("s", "r"), ReadsOnly: true,
-		Routes: routes(ResourceAccount, get)},
+		Request: Request{Path: PathService, Methods: []string{get}, Restype: "service", Comp: "stats"}},
 	// CORS preflight on every resource; it reads the account's CORS rules.
 	Preflight: {Name: "Preflight", Unauthorized: true, ReadsOnly: true,
-		Routes: append(routes(ResourceAccount, options), Route{options, ResourceTables}, Route{options, ResourceAny})},
+		Request: Request{Methods: []string{options}}},
 }
 
 // Authorization returns the operation whose permissions a principal must
@@ -233,4 +286,103 @@ func (o Operation) String() string {
 		return "Unknown"
 	}
 	return table[o].Name
+}
+
+// byPath lists the operations of each path shape in table order: Resolve,
+// which every request calls, looks at those alone.
+var byPath = func() (out [PathEntity + 1][]Operation) {
+	for op := Operation(1); op < end; op++ {
+		if p := table[op].Request.Path; p != 0 {
+			out[p] = append(out[p], op)
+		}
+	}
+	return out
+}()
+
+// Resolve finds the operation of a request from its path shape, its method
+// after verb tunnelling, its restype and comp query parameters and, where
+// an entry asks, whether its header carries If-Match; Mismatch says why
+// none matched. Preflight is never
+// resolved here (see Request.Path).
+func Resolve(path Path, method, restype, comp string, header http.Header) (Operation, Mismatch) {
+	if path == 0 || int(path) >= len(byPath) {
+		return 0, WrongMethod // Preflight's shape: not a path any request has
+	}
+	ops := byPath[path]
+	needRestype, restypeOK, compClaimed := false, false, false
+	for _, op := range ops {
+		r := &table[op].Request
+		if r.Restype != "" {
+			needRestype = true
+			restypeOK = restypeOK || r.Restype == restype
+		}
+		compClaimed = compClaimed || comp != "" && r.Comp == comp
+	}
+	if needRestype && !restypeOK {
+		return 0, WrongRestype
+	}
+	if !compClaimed {
+		comp = ""
+	}
+	miss := WrongComp
+	for _, op := range ops {
+		r := &table[op].Request
+		if r.Comp != comp {
+			continue
+		}
+		miss = WrongMethod
+		if !slices.Contains(r.Methods, method) {
+			continue
+		}
+		// Only the entity writes look at If-Match, so only they pay for
+		// reading it.
+		if r.IfMatch != IfMatchAny && (r.IfMatch == IfMatchPresent) != (header.Get("If-Match") != "") {
+			continue
+		}
+		return op, Matched
+	}
+	return 0, miss
+}
+
+// Routes returns the API Gateway routes the operation arrives on, derived
+// from its Request. The service path is ResourceAccount, Tables
+// ResourceTables, every other shape ResourceAny (see the resources). A
+// method API Gateway does not know (MERGE) arrives on ANY. Legacy clients
+// tunnel an entity's PUT, MERGE and DELETE through POST with X-HTTP-Method
+// ("Merge Entity"), so every entity operation but GET arrives on POST too;
+// httpapi tells them apart by X-HTTP-Method. A preflight
+// arrives on every resource.
+func (o Operation) Routes() []Route {
+	r := o.Info().Request
+	var resources []string
+	switch r.Path {
+	case 0:
+		resources = []string{ResourceAccount, ResourceTables, ResourceAny}
+	case PathService:
+		resources = []string{ResourceAccount}
+	case PathTables:
+		resources = []string{ResourceTables}
+	default:
+		resources = []string{ResourceAny}
+	}
+	var out []Route
+	add := func(m, res string) {
+		if rt := (Route{m, res}); !slices.Contains(out, rt) {
+			out = append(out, rt)
+		}
+	}
+	for _, res := range resources {
+		for _, m := range r.Methods {
+			switch m {
+			case get, head, post, put, patch, del, options:
+				add(m, res)
+			default:
+				add(MethodAny, res)
+			}
+		}
+		if r.Path == PathEntity && slices.ContainsFunc(r.Methods, func(m string) bool { return m != get }) {
+			add(post, res)
+		}
+	}
+	return out
 }

@@ -1,8 +1,13 @@
 package operation
 
 import (
+	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tablebridge/tablebridge/shared/store"
 )
 
 // TestTable: every operation has a unique name, at least one route, and
@@ -15,8 +20,8 @@ func TestTable(t *testing.T) {
 			t.Errorf("operation %d: name %q missing or repeated", op, i.Name)
 		}
 		names[i.Name] = true
-		if len(i.Routes) == 0 {
-			t.Errorf("%s: no routes", op)
+		if len(op.Routes()) == 0 || len(i.Request.Methods) == 0 {
+			t.Errorf("%s: no routes or no methods", op)
 		}
 		for _, s := range []*SAS{i.AccountSAS, i.TableSAS} {
 			if s == nil {
@@ -40,5 +45,125 @@ func TestTable(t *testing.T) {
 	}
 	if GetTable.Authorization() != QueryTables || EntityGroupTransaction.Authorization() != 0 || InsertEntity.Authorization() != InsertEntity {
 		t.Error("Authorization")
+	}
+}
+
+// TestResolveIsUnambiguous: for every path shape, method, restype, comp
+// and If-Match the table knows, at most one operation matches, so the
+// table's order decides nothing; every operation but Preflight is found
+// by its own Request.
+func TestResolveIsUnambiguous(t *testing.T) {
+	methods := []string{"MERGE"}
+	comps := []string{"", "unknown"}
+	restypes := []string{"", "unknown"}
+	for _, op := range All() {
+		r := op.Info().Request
+		methods = append(methods, r.Methods...)
+		comps = append(comps, r.Comp)
+		restypes = append(restypes, r.Restype)
+	}
+	found := map[Operation]bool{}
+	for path := PathService; path <= PathEntity; path++ {
+		for _, m := range methods {
+			for _, restype := range restypes {
+				for _, comp := range comps {
+					for _, ifMatch := range []bool{false, true} {
+						var matches []Operation
+						for _, op := range All() {
+							if matchesAlone(op.Info().Request, path, m, restype, comp, ifMatch) {
+								matches = append(matches, op)
+							}
+						}
+						if len(matches) > 1 {
+							t.Errorf("path %d %s restype=%q comp=%q If-Match %v: %v all match", path, m, restype, comp, ifMatch, matches)
+						}
+						if op, miss := Resolve(path, m, restype, comp, ifMatchHeader(ifMatch)); miss == Matched {
+							found[op] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, op := range All() {
+		if op != Preflight && !found[op] {
+			t.Errorf("%s is never resolved", op)
+		}
+	}
+	if found[Preflight] {
+		t.Error("Preflight was resolved from a URL")
+	}
+}
+
+// matchesAlone is whether a request matches r by r's own fields, comp
+// taken literally (Resolve also lets an entry without comp take an
+// unclaimed one).
+func matchesAlone(r Request, path Path, method, restype, comp string, ifMatch bool) bool {
+	return r.Path == path && slices.Contains(r.Methods, method) && r.Restype == restype && r.Comp == comp &&
+		(r.IfMatch == IfMatchAny || (r.IfMatch == IfMatchPresent) == ifMatch)
+}
+
+// ifMatchHeader is a request header with If-Match or without.
+func ifMatchHeader(ifMatch bool) http.Header {
+	if ifMatch {
+		return http.Header{"If-Match": {"*"}}
+	}
+	return http.Header{}
+}
+
+func TestResolve(t *testing.T) {
+	// Every operation's own Request resolves to it (Preflight's is no
+	// path: the "no path" case below).
+	for _, op := range All() {
+		r := op.Info().Request
+		for _, m := range r.Methods {
+			if got, miss := Resolve(r.Path, m, r.Restype, r.Comp, ifMatchHeader(r.IfMatch == IfMatchPresent)); got != op && op != Preflight {
+				t.Errorf("%s by %s: got %s %d", op, m, got, miss)
+			}
+		}
+	}
+	get, put, post := http.MethodGet, http.MethodPut, http.MethodPost
+	tests := []struct {
+		name          string
+		path          Path
+		method        string
+		restype, comp string
+		ifMatch       bool
+		want          Operation
+		wantMiss      Mismatch
+	}{
+		{"list tables ignores comp", PathTables, get, "", "acl", false, QueryTables, Matched},
+		{"query entities, unknown comp", PathEntities, get, "", "list", false, QueryEntities, Matched},
+		{"delete entity with If-Match", PathEntity, http.MethodDelete, "", "", true, DeleteEntity, Matched},
+		{"put on tables", PathTables, put, "", "", false, 0, WrongMethod},
+		{"post acl", PathEntities, post, "", "acl", false, 0, WrongMethod},
+		{"post on entity", PathEntity, post, "", "", false, 0, WrongMethod},
+		{"put stats", PathService, put, "service", "stats", false, 0, WrongMethod},
+		{"service without restype", PathService, get, "", "properties", false, 0, WrongRestype},
+		{"service, unknown comp", PathService, get, "service", "acl", false, 0, WrongComp},
+		{"service without comp", PathService, get, "service", "", false, 0, WrongComp},
+		{"no path", 0, http.MethodOptions, "", "", false, 0, WrongMethod},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			op, miss := Resolve(tc.path, tc.method, tc.restype, tc.comp, ifMatchHeader(tc.ifMatch))
+			if op != tc.want || miss != tc.wantMiss {
+				t.Errorf("got %s %d, want %s %d", op, miss, tc.want, tc.wantMiss)
+			}
+		})
+	}
+}
+
+// TestStoreMethodsAreTheStores: every store method the table names is a
+// method of store.Store. shared/deploy (IAM) and shared/lambdafn (the
+// guard) check the other way, that they cover every method of it.
+func TestStoreMethodsAreTheStores(t *testing.T) {
+	st := reflect.TypeFor[store.Store]()
+	for _, op := range All() {
+		for _, m := range op.Info().Store {
+			if _, ok := st.MethodByName(string(m)); !ok {
+				t.Errorf("%s calls %s, which store.Store does not have", op, m)
+			}
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package lambdafn
+package deploy
 
 import (
 	"fmt"
@@ -9,30 +9,22 @@ import (
 	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
-// API Gateway resources and routes: shared/operation defines them, since
-// each operation names the routes it arrives on.
-const (
-	ResourceAccount = operation.ResourceAccount
-	ResourceTables  = operation.ResourceTables
-	ResourceAny     = operation.ResourceAny
-	MethodAny       = operation.MethodAny
-)
-
-// Route is one API Gateway method: an HTTP method on a resource.
-type Route = operation.Route
+// PurgeFunctionName is the purge function's directory under functions/;
+// template.yaml declares it as PurgeTablesFunction, run by a schedule.
+const PurgeFunctionName = "purgetables"
 
 // Function is one Lambda function: the routes API Gateway sends it, and,
 // derived from shared/operation's table, the REST operations that arrive
 // on those routes and the store methods those operations need. A request
-// for any other operation is answered 405 MethodNotAllowed (see
-// guardStore), and the store methods decide the function's IAM policy
+// for any other operation is answered 405 MethodNotAllowed (shared/lambdafn
+// guards the store), and the store methods decide the function's IAM policy
 // (DynamoDBActions).
 type Function struct {
 	// Name is the directory under functions/ and build/.
 	Name string
 	// LogicalID is the AWS::Serverless::Function resource in template.yaml.
 	LogicalID string
-	Routes    []Route
+	Routes    []operation.Route
 	// CatchAll marks the function that serves every operation: the whole
 	// API behind a Function URL, and the $default route of an HTTP API
 	// (requests no per-operation route matches).
@@ -42,7 +34,7 @@ type Function struct {
 	Operations []operation.Operation
 	// Store lists the store methods of Operations beyond the ones every
 	// function may call (baseStoreMethods).
-	Store []StoreMethod
+	Store []operation.StoreMethod
 }
 
 // functions is the deployment: one function per operation, or per group of
@@ -50,63 +42,36 @@ type Function struct {
 // template.yaml declares the same functions and routes (a test compares
 // them).
 var functions = []Function{
-	{
-		Name: "querytables", LogicalID: "QueryTablesFunction",
-		Routes: []Route{{Method: http.MethodGet, Resource: ResourceTables}},
-	},
-	{
-		Name: "createtable", LogicalID: "CreateTableFunction",
-		Routes: []Route{{Method: http.MethodPost, Resource: ResourceTables}},
-	},
-	{
-		// GET /acct/t(), /acct/t(PartitionKey=..,RowKey=..), /acct/Tables('t')
-		// and /acct/t?comp=acl differ only inside one path segment or in
-		// the query. HEAD is Get Table ACL's other verb.
-		Name: "readresource", LogicalID: "ReadResourceFunction",
-		Routes: []Route{{Method: http.MethodGet, Resource: ResourceAny}, {Method: http.MethodHead, Resource: ResourceAny}},
-	},
-	{
-		// POST /acct/t inserts, POST /acct/$batch is a transaction ("$" is
-		// not allowed in a literal path part), and POST with X-HTTP-Method
-		// tunnels MERGE, PUT and DELETE of an entity for legacy clients. A
-		// batch may be a lone GET.
-		Name: "insertorbatch", LogicalID: "InsertOrBatchFunction",
-		Routes: []Route{{Method: http.MethodPost, Resource: ResourceAny}},
-	},
-	{
-		// PUT on an entity replaces it; PUT /acct/t?comp=acl sets the ACL.
-		Name: "updateentity", LogicalID: "UpdateEntityFunction",
-		Routes: []Route{{Method: http.MethodPut, Resource: ResourceAny}},
-	},
-	{
-		// PATCH is how current SDKs merge. ANY catches the methods not
-		// declared on the resource, which is where a literal MERGE would
-		// arrive if API Gateway passed it on (see README).
-		Name: "mergeentity", LogicalID: "MergeEntityFunction",
-		Routes: []Route{{Method: http.MethodPatch, Resource: ResourceAny}, {Method: MethodAny, Resource: ResourceAny}},
-	},
-	{
-		// DELETE /acct/Tables('t') and DELETE of an entity.
-		Name: "deleteresource", LogicalID: "DeleteResourceFunction",
-		Routes: []Route{{Method: http.MethodDelete, Resource: ResourceAny}},
-	},
-	{
-		// GET /acct/?restype=service&comp=properties|stats.
-		Name: "getservice", LogicalID: "GetServiceFunction",
-		Routes: []Route{{Method: http.MethodGet, Resource: ResourceAccount}},
-	},
-	{
-		Name: "setserviceproperties", LogicalID: "SetServicePropertiesFunction",
-		Routes: []Route{{Method: http.MethodPut, Resource: ResourceAccount}},
-	},
+	{Name: "querytables", LogicalID: "QueryTablesFunction", Routes: on(operation.ResourceTables, http.MethodGet)},
+	{Name: "createtable", LogicalID: "CreateTableFunction", Routes: on(operation.ResourceTables, http.MethodPost)},
+	// GET /acct/t(), /acct/t(PartitionKey=..,RowKey=..), /acct/Tables('t')
+	// and /acct/t?comp=acl differ only inside one path segment or in
+	// the query. HEAD is Get Table ACL's other verb.
+	{Name: "readresource", LogicalID: "ReadResourceFunction", Routes: on(operation.ResourceAny, http.MethodGet, http.MethodHead)},
+	// POST /acct/t inserts, POST /acct/$batch is a transaction ("$" is
+	// not allowed in a literal path part), and POST with X-HTTP-Method
+	// tunnels MERGE, PUT and DELETE of an entity for legacy clients. A
+	// batch may be a lone GET.
+	{Name: "insertorbatch", LogicalID: "InsertOrBatchFunction", Routes: on(operation.ResourceAny, http.MethodPost)},
+	// PUT on an entity replaces it; PUT /acct/t?comp=acl sets the ACL.
+	{Name: "updateentity", LogicalID: "UpdateEntityFunction", Routes: on(operation.ResourceAny, http.MethodPut)},
+	// PATCH is how current SDKs merge. ANY catches the methods not
+	// declared on the resource, which is where a literal MERGE would
+	// arrive if API Gateway passed it on (see README).
+	{Name: "mergeentity", LogicalID: "MergeEntityFunction", Routes: on(operation.ResourceAny, http.MethodPatch, operation.MethodAny)},
+	// DELETE /acct/Tables('t') and DELETE of an entity.
+	{Name: "deleteresource", LogicalID: "DeleteResourceFunction", Routes: on(operation.ResourceAny, http.MethodDelete)},
+	// GET /acct/?restype=service&comp=properties|stats.
+	{Name: "getservice", LogicalID: "GetServiceFunction", Routes: on(operation.ResourceAccount, http.MethodGet)},
+	{Name: "setserviceproperties", LogicalID: "SetServicePropertiesFunction", Routes: on(operation.ResourceAccount, http.MethodPut)},
 	{
 		// CORS preflight on every resource; it reads the account's CORS
 		// rules, which every function may.
 		Name: "preflight", LogicalID: "PreflightFunction",
-		Routes: []Route{
-			{Method: http.MethodOptions, Resource: ResourceAccount},
-			{Method: http.MethodOptions, Resource: ResourceTables},
-			{Method: http.MethodOptions, Resource: ResourceAny},
+		Routes: []operation.Route{
+			{Method: http.MethodOptions, Resource: operation.ResourceAccount},
+			{Method: http.MethodOptions, Resource: operation.ResourceTables},
+			{Method: http.MethodOptions, Resource: operation.ResourceAny},
 		},
 	},
 	{
@@ -141,7 +106,7 @@ func catchAll() Function {
 			return f
 		}
 	}
-	panic("lambdafn: no catch-all function") // functions always has one
+	panic("deploy: no catch-all function") // functions always has one
 }
 
 // Functions returns every function of the deployment, in template order,
@@ -153,7 +118,7 @@ func Functions() []Function {
 		f.Routes = slices.Clone(f.Routes)
 		for _, op := range operation.All() {
 			info := op.Info()
-			if !f.CatchAll && !slices.ContainsFunc(info.Routes, func(r Route) bool { return slices.Contains(f.Routes, r) }) {
+			if !f.CatchAll && !slices.ContainsFunc(op.Routes(), func(r operation.Route) bool { return slices.Contains(f.Routes, r) }) {
 				continue
 			}
 			f.Operations = append(f.Operations, op)
@@ -168,6 +133,21 @@ func Functions() []Function {
 	return out
 }
 
+// on returns the routes of methods on one resource.
+func on(resource string, methods ...string) []operation.Route {
+	out := make([]operation.Route, len(methods))
+	for i, m := range methods {
+		out[i] = operation.Route{Method: m, Resource: resource}
+	}
+	return out
+}
+
+// baseStoreMethods are needed by every function whatever it serves: a table
+// SAS naming a stored access policy (si) is checked against the table's ACL
+// (GetTable), and any request with an Origin header is checked against the
+// account's CORS rules (GetServiceProperties).
+var baseStoreMethods = []operation.StoreMethod{operation.StoreGetTable, operation.StoreGetServiceProperties}
+
 // FunctionByName returns the function named name (its functions/ directory).
 func FunctionByName(name string) (Function, error) {
 	for _, f := range Functions() {
@@ -175,7 +155,7 @@ func FunctionByName(name string) (Function, error) {
 			return f, nil
 		}
 	}
-	return Function{}, fmt.Errorf("lambdafn: no function %q", name)
+	return Function{}, fmt.Errorf("deploy: no function %q", name)
 }
 
 // Serves reports whether the function serves the operation.
@@ -183,7 +163,7 @@ func (f Function) Serves(op operation.Operation) bool { return slices.Contains(f
 
 // StoreMethods returns every store method the function may call: its own
 // and the ones every function needs.
-func (f Function) StoreMethods() []StoreMethod {
+func (f Function) StoreMethods() []operation.StoreMethod {
 	out := slices.Clone(baseStoreMethods)
 	for _, m := range f.Store {
 		if !slices.Contains(out, m) {
@@ -221,10 +201,10 @@ func RouteForProfile(profile Profile, method, path string) (Function, string, ma
 // routes of Functions: an explicit method on the resource wins over ANY.
 // params are the path parameters, percent-decoded as API Gateway delivers
 // them.
-func RouteFor(method, path string) (fn Function, route Route, params map[string]string, ok bool) {
+func RouteFor(method, path string) (fn Function, route operation.Route, params map[string]string, ok bool) {
 	resource, params, ok := matchResource(path)
 	if !ok {
-		return Function{}, Route{}, nil, false
+		return Function{}, operation.Route{}, nil, false
 	}
 	var anyFn Function
 	haveAny := false
@@ -236,13 +216,13 @@ func RouteFor(method, path string) (fn Function, route Route, params map[string]
 			if r.Method == method {
 				return f, r, params, true
 			}
-			if r.Method == MethodAny {
+			if r.Method == operation.MethodAny {
 				anyFn, haveAny = f, true
 			}
 		}
 	}
 	if haveAny {
-		return anyFn, Route{Method: MethodAny, Resource: resource}, params, true
+		return anyFn, operation.Route{Method: operation.MethodAny, Resource: resource}, params, true
 	}
-	return Function{}, Route{}, nil, false
+	return Function{}, operation.Route{}, nil, false
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 )
 
 func TestWriteEvents(t *testing.T) {
@@ -21,7 +21,7 @@ func TestWriteEvents(t *testing.T) {
 	if err := writeEvents(dir, now, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	samples, err := lambdafn.Samples(now)
+	samples, err := gatewayevent.Samples(now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +51,10 @@ func TestEventsRefusals(t *testing.T) {
 }
 
 // TestEventsFixturesAreStable: the tracked events/ are what
-// tablebridge events -fixture-date (make events-fixtures) writes, byte for
+// events -fixture-date (make events-fixtures) writes, byte for
 // byte, every time; make events writes elsewhere (build/events).
 func TestEventsFixturesAreStable(t *testing.T) {
-	tracked := filepath.Join("..", "..", "events")
+	tracked := filepath.Join("..", "..", "..", "..", "events")
 	var runs [2]string
 	for i := range runs {
 		runs[i] = t.TempDir()

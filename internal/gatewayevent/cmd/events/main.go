@@ -1,17 +1,31 @@
+// Command events writes API Gateway test events
+// (<dir>/<function>/<operation>.json), freshly signed, for sam local
+// invoke: make events runs it into build/events, make events-fixtures
+// into the tracked events/. It is test tooling, so it lives apart from the
+// tablebridge command and the function binaries.
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 )
 
-func init() {
-	register("events", "write API Gateway test events (<dir>/<function>/<operation>.json), freshly signed, for sam local invoke", runEvents)
+func main() {
+	err := runEvents(os.Args[1:])
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		// The flag package printed the usage.
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "events:", err)
+		os.Exit(1)
+	}
 }
 
 // eventsFixtureDate is when the tracked events/ fixtures are signed: a fixed
@@ -23,11 +37,14 @@ var eventsFixtureDate = time.Date(2026, 11, 21, 2, 21, 25, 0, time.UTC)
 // signatures are only good for 15 minutes around x-ms-date, so run it
 // right before invoking (make events).
 func runEvents(args []string) error {
-	fs := newFlagSet("events", "events [-dir DIR] [-fixture-date]")
+	fs := flag.NewFlagSet("events", flag.ContinueOnError)
 	dir := fs.String("dir", "build/events", "directory to write the events to")
 	fixed := fs.Bool("fixture-date", false, "sign at the fixed date of the repository's events/ fixtures instead of now (the signatures are then long expired)")
-	if err := parseFlags(fs, args, os.Stdout); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	// Whole seconds: x-ms-date has no more, and the fixture stays reproducible.
 	at := time.Now().Truncate(time.Second)
@@ -38,12 +55,12 @@ func runEvents(args []string) error {
 }
 
 func writeEvents(dir string, now time.Time, out io.Writer) error {
-	samples, err := lambdafn.Samples(now)
+	samples, err := gatewayevent.Samples(now)
 	if err != nil {
 		return err
 	}
 	for _, s := range samples {
-		b, err := lambdafn.MarshalEvent(s.Event)
+		b, err := gatewayevent.MarshalEvent(s.Event)
 		if err != nil {
 			return fmt.Errorf("events: %s: %w", s.File(), err)
 		}

@@ -1,4 +1,4 @@
-package lambdafn
+package deploy
 
 import (
 	"slices"
@@ -17,7 +17,7 @@ import (
 // DynamoDB transactions"), and the store uses no ConditionCheck. Nothing a
 // request does creates, deletes or updates a DynamoDB table: the purge
 // function (PurgeActions) deletes what Delete Table leaves.
-var storeActions = map[StoreMethod]struct{ catalog, data []string }{
+var storeActions = map[operation.StoreMethod]struct{ catalog, data []string }{
 	operation.StoreGetTable:             {catalog: []string{"dynamodb:GetItem"}},
 	operation.StoreGetServiceProperties: {catalog: []string{"dynamodb:GetItem"}},
 	operation.StoreQueryTables:          {catalog: []string{"dynamodb:Query"}},

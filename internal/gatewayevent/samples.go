@@ -1,4 +1,4 @@
-package lambdafn
+package gatewayevent
 
 import (
 	"fmt"
@@ -160,13 +160,13 @@ func Samples(now time.Time) ([]Sample, error) {
 		if s.query != "" {
 			q, err := url.ParseQuery(strings.ReplaceAll(s.query, " ", "%20"))
 			if err != nil {
-				return nil, fmt.Errorf("lambdafn: sample %s: %w", s.name, err)
+				return nil, fmt.Errorf("gatewayevent: sample %s: %w", s.name, err)
 			}
 			u.RawQuery = q.Encode()
 		}
 		r, err := http.NewRequest(s.method, u.String(), strings.NewReader(s.body))
 		if err != nil {
-			return nil, fmt.Errorf("lambdafn: sample %s: %w", s.name, err)
+			return nil, fmt.Errorf("gatewayevent: sample %s: %w", s.name, err)
 		}
 		if s.body == "" {
 			r.Body = http.NoBody
@@ -180,16 +180,16 @@ func Samples(now time.Time) ([]Sample, error) {
 		r.Header.Set("x-ms-date", now.UTC().Format(http.TimeFormat))
 		if s.method != http.MethodOptions { // a preflight carries no credentials
 			if err := auth.SignSharedKeyLite(r, dev.Name, dev.Keys[0]); err != nil {
-				return nil, fmt.Errorf("lambdafn: sample %s: %w", s.name, err)
+				return nil, fmt.Errorf("gatewayevent: sample %s: %w", s.name, err)
 			}
 		}
 		r.RemoteAddr = "203.0.113.7:51234"
 		ev, fn, err := NewEvent(r, EventOptions{Stage: SampleStage, Now: func() time.Time { return now }})
 		if err != nil {
-			return nil, fmt.Errorf("lambdafn: sample %s: %w", s.name, err)
+			return nil, fmt.Errorf("gatewayevent: sample %s: %w", s.name, err)
 		}
 		if !fn.Serves(s.op) {
-			return nil, fmt.Errorf("lambdafn: sample %s: %s is routed to %s, which does not serve it", s.name, s.op, fn.Name)
+			return nil, fmt.Errorf("gatewayevent: sample %s: %s is routed to %s, which does not serve it", s.name, s.op, fn.Name)
 		}
 		ev.RequestContext.RequestID = fmt.Sprintf("00000000-0000-4000-8000-%012d", len(out)+1)
 		out = append(out, Sample{Name: s.name, Function: fn.Name, Operation: s.op.String(), Event: ev, WantStatus: s.want})

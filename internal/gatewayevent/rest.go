@@ -1,4 +1,4 @@
-package lambdafn
+package gatewayevent
 
 import (
 	"crypto/rand"
@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 )
 
 // EventOptions say where the API is mounted, for NewEvent.
@@ -37,9 +38,8 @@ type EventOptions struct {
 // and the function that receives it. r is the request as the client sent
 // it: its URL path is the full path, stage or base path included. It fails
 // as API Gateway does (403 Missing Authentication Token) when no route
-// matches. Tests, the events/ generator and benchmarks use it; it is not
-// part of the request path in Lambda.
-func NewEvent(r *http.Request, opts EventOptions) (events.APIGatewayProxyRequest, Function, error) {
+// matches. Tests, the events/ generator and benchmarks use it.
+func NewEvent(r *http.Request, opts EventOptions) (events.APIGatewayProxyRequest, deploy.Function, error) {
 	full := r.URL.EscapedPath()
 	var prefix string
 	switch {
@@ -48,24 +48,24 @@ func NewEvent(r *http.Request, opts EventOptions) (events.APIGatewayProxyRequest
 	case opts.Stage != "":
 		prefix = "/" + opts.Stage
 	}
-	below, ok := CutMount(full, prefix)
+	below, ok := cutMount(full, prefix)
 	if !ok {
-		return events.APIGatewayProxyRequest{}, Function{}, fmt.Errorf("lambdafn: %s is not below %s", full, prefix)
+		return events.APIGatewayProxyRequest{}, deploy.Function{}, fmt.Errorf("gatewayevent: %s is not below %s", full, prefix)
 	}
-	fn, route, params, ok := RouteFor(r.Method, below)
+	fn, route, params, ok := deploy.RouteFor(r.Method, below)
 	if !ok {
-		return events.APIGatewayProxyRequest{}, Function{}, fmt.Errorf("lambdafn: no route for %s %s (API Gateway answers 403 Missing Authentication Token)", r.Method, below)
+		return events.APIGatewayProxyRequest{}, deploy.Function{}, fmt.Errorf("gatewayevent: no route for %s %s (API Gateway answers 403 Missing Authentication Token)", r.Method, below)
 	}
 	path := below
 	if opts.BasePath != "" {
 		path = full
 	}
-	body, err := ReadBody(r)
+	body, err := readBody(r)
 	if err != nil {
-		return events.APIGatewayProxyRequest{}, Function{}, err
+		return events.APIGatewayProxyRequest{}, deploy.Function{}, err
 	}
 
-	sourceIP, host := ClientAddr(r)
+	sourceIP, host := clientAddr(r)
 	mv := make(map[string][]string, len(r.Header)+4)
 	for k, vs := range r.Header {
 		mv[k] = append([]string(nil), vs...)
@@ -129,31 +129,31 @@ func NewEvent(r *http.Request, opts EventOptions) (events.APIGatewayProxyRequest
 	return ev, fn, nil
 }
 
-// CutMount returns the part of the path the client sent (full,
+// cutMount returns the part of the path the client sent (full,
 // percent-encoded) below a mount prefix (a stage or base path such as
 // "/Prod", or ""): empty or starting with "/". It reports false when full is
 // not below prefix.
-func CutMount(full, prefix string) (string, bool) {
+func cutMount(full, prefix string) (string, bool) {
 	below, ok := strings.CutPrefix(full, prefix)
 	return below, ok && (below == "" || below[0] == '/')
 }
 
-// ReadBody reads the body of a client's request, nil when it has none.
-func ReadBody(r *http.Request) ([]byte, error) {
+// readBody reads the body of a client's request, nil when it has none.
+func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
-		return nil, fmt.Errorf("lambdafn: read body: %w", err)
+		return nil, fmt.Errorf("gatewayevent: read body: %w", err)
 	}
 	return b, nil
 }
 
-// ClientAddr returns what API Gateway reports of a client's request: the
+// clientAddr returns what API Gateway reports of a client's request: the
 // source IP (r's remote host, a documentation address when r has none) and
 // the Host the client sent.
-func ClientAddr(r *http.Request) (sourceIP, host string) {
+func clientAddr(r *http.Request) (sourceIP, host string) {
 	sourceIP = r.RemoteAddr
 	if h, _, err := net.SplitHostPort(sourceIP); err == nil {
 		sourceIP = h
@@ -187,7 +187,7 @@ func ResignEvent(ev *events.APIGatewayProxyRequest, account string, key []byte, 
 	}
 	decoded, err := url.PathUnescape(full)
 	if err != nil {
-		return fmt.Errorf("lambdafn: resign: path %q: %w", full, err)
+		return fmt.Errorf("gatewayevent: resign: path %q: %w", full, err)
 	}
 	h := http.Header{}
 	for k, vs := range ev.MultiValueHeaders {
@@ -210,7 +210,7 @@ func ResignEvent(ev *events.APIGatewayProxyRequest, account string, key []byte, 
 		sign = auth.SignSharedKey
 	}
 	if err := sign(req, account, key); err != nil {
-		return fmt.Errorf("lambdafn: resign: %w", err)
+		return fmt.Errorf("gatewayevent: resign: %w", err)
 	}
 	setHeader(ev, "x-ms-date", date)
 	setHeader(ev, "Authorization", req.Header.Get("Authorization"))
