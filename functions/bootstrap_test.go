@@ -56,6 +56,10 @@ func functionNames() []string {
 	return names
 }
 
+// bootstrapNames are the functions the stack runs: the request-serving
+// ones and the scheduled purge.
+func bootstrapNames() []string { return append(functionNames(), deploy.PurgeFunctionName) }
+
 // deployment is every function's bootstrap under the emulator over one
 // DynamoDB Local table prefix.
 type deployment struct {
@@ -171,9 +175,8 @@ func TestBootstraps(t *testing.T) {
 	}
 	dynamolocal.Endpoint(t) // skip (or fail under CI) before building when DynamoDB Local is missing
 	rie := rieBinary(t)
-	names := functionNames()
-	dir := buildBootstraps(t, names)
-	for _, name := range names {
+	dir := buildBootstraps(t)
+	for _, name := range bootstrapNames() {
 		fi, err := os.Stat(filepath.Join(dir, name, "bootstrap"))
 		if err != nil {
 			t.Fatal(err)
@@ -213,7 +216,7 @@ func TestBootstraps(t *testing.T) {
 
 	t.Run("init", func(t *testing.T) {
 		started := 0
-		for _, name := range names {
+		for _, name := range functionNames() {
 			ms := d.fns[name].initMillis()
 			if ms < 0 {
 				t.Errorf("%s never initialized", name)
@@ -381,7 +384,7 @@ func TestBootstrapInitErrors(t *testing.T) {
 	}
 	endpoint := dynamolocal.Endpoint(t)
 	rie := rieBinary(t)
-	dir := buildBootstraps(t, functionNames())
+	dir := buildBootstraps(t)
 	prefix := dynamolocal.UniqueName("tbinit") + "-"
 	ctx := dynamolocal.Context(t, time.Minute)
 	if _, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}); err != nil {

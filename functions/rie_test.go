@@ -205,7 +205,7 @@ var bootstraps struct {
 	err  error
 }
 
-func buildBootstraps(t testing.TB, names []string) string {
+func buildBootstraps(t testing.TB) string {
 	t.Helper()
 	bootstraps.once.Do(func() {
 		dir, err := os.MkdirTemp("", "tablebridge-bootstraps-")
@@ -214,6 +214,7 @@ func buildBootstraps(t testing.TB, names []string) string {
 			return
 		}
 		bootstraps.dir = dir
+		names := bootstrapNames()
 		pkgs := make([]string, len(names))
 		for i, n := range names {
 			pkgs[i] = "./" + n

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -72,6 +73,14 @@ const (
 	// EnvDeletionProtection, when true, turns on deletion protection on
 	// new tables; Delete Table lifts it first.
 	EnvDeletionProtection = "TABLEBRIDGE_DELETION_PROTECTION"
+	// EnvPurgeGrace is how long after Delete Table the purge function
+	// leaves the table's items (a Go duration; default 1m,
+	// dynamostore.Options.PurgeGrace). Longer keeps a deleted table's items
+	// for a recovery by hand. Shorter than the functions' timeout (30 s)
+	// may leave behind the item of a write that was in flight at the
+	// delete: stored and billed, but never read, since a table created
+	// again under the name has a new id.
+	EnvPurgeGrace = "TABLEBRIDGE_PURGE_GRACE"
 	// EnvLogLevel is debug, info (the default), warn or error.
 	EnvLogLevel = "TABLEBRIDGE_LOG_LEVEL"
 	// envLambdaLogLevel is Lambda's own log level setting (advanced logging
@@ -92,6 +101,8 @@ type Config struct {
 	BasePath         string
 	// Protection is what every table Create Table creates gets.
 	Protection dynamostore.Protection
+	// PurgeGrace is EnvPurgeGrace; zero for the store's default.
+	PurgeGrace time.Duration
 	LogLevel   slog.Level
 	// OAuth configures bearer tokens; nil when EnvOAuthIssuers is empty.
 	// Its Roles are completed at init from the keys secret.
@@ -124,6 +135,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q: want %s or %s", EnvDynamoDBLayout, v, dynamostore.LayoutOrdered, dynamostore.LayoutUnordered))
 		}
 		c.DynamoDBLayout = layout
+	}
+	if v := strings.TrimSpace(getenv(EnvPurgeGrace)); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: want a positive duration such as 1m or 24h", EnvPurgeGrace, v))
+		}
+		c.PurgeGrace = d
 	}
 	if c.TablePrefix == "" {
 		errs = append(errs, fmt.Errorf("%s is not set", EnvTablePrefix))

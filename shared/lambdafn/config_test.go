@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -68,6 +69,13 @@ func TestLoadConfig(t *testing.T) {
 				KeysSecret: deployed[lambdafn.EnvKeysSecret], DynamoDBLayout: dynamostore.LayoutUnordered, LogLevel: slog.LevelInfo}, nil},
 		{"bad layout", with(map[string]string{lambdafn.EnvDynamoDBLayout: "sorted"}), lambdafn.Config{},
 			[]string{"want ordered or unordered"}},
+		{"purge grace", with(map[string]string{lambdafn.EnvPurgeGrace: "24h"}),
+			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
+				KeysSecret: deployed[lambdafn.EnvKeysSecret], PurgeGrace: 24 * time.Hour, LogLevel: slog.LevelInfo}, nil},
+		{"bad purge grace", with(map[string]string{lambdafn.EnvPurgeGrace: "-1m"}), lambdafn.Config{},
+			[]string{lambdafn.EnvPurgeGrace, "want a positive duration"}},
+		{"purge grace without a unit", with(map[string]string{lambdafn.EnvPurgeGrace: "60"}), lambdafn.Config{},
+			[]string{"want a positive duration"}},
 		{"protection", with(map[string]string{lambdafn.EnvPITR: "best-effort", lambdafn.EnvStackName: "tb-prod",
 			lambdafn.EnvKMSKeyARN: "arn:aws:kms:eu-west-1:123456789012:key/k", lambdafn.EnvTableClass: "STANDARD_INFREQUENT_ACCESS",
 			lambdafn.EnvDeletionProtection: "true"}),

@@ -28,8 +28,10 @@ type Settings struct {
 	// (no background purge: the functions have a purge function).
 	RequestTimeout time.Duration
 	PurgeEvery     time.Duration
-	MoveSettle     time.Duration
-	Logger         *slog.Logger
+	// PurgeGrace as in Options; zero for the default.
+	PurgeGrace time.Duration
+	MoveSettle time.Duration
+	Logger     *slog.Logger
 }
 
 // Options returns the store's Options for s. A missing catalog table (and
@@ -50,6 +52,7 @@ func (s Settings) Options() Options {
 		Protection:      s.Protection,
 		RequestTimeout:  s.RequestTimeout,
 		PurgeEvery:      s.PurgeEvery,
+		PurgeGrace:      s.PurgeGrace,
 		MoveSettle:      s.MoveSettle,
 		Logger:          s.Logger,
 		RecreateCatalog: local,
