@@ -34,9 +34,12 @@ type row struct {
 const maxChunk = 512
 
 // rows is an ordered set of rows: sorted, non-empty chunks, every key of a
-// chunk below every key of the next.
+// chunk below every key of the next, and a map of the same rows by key for
+// point look-ups (a read, and the check before each write), which a binary
+// search would pay for with a cache miss per probe in a large table.
 type rows struct {
 	chunks [][]*row
+	byKey  map[key]*row
 }
 
 // pos is a position in rows; it stays valid until the next change.
@@ -75,16 +78,14 @@ func (r *rows) next(p pos) pos {
 }
 
 // get returns the row of k, or nil.
-func (r *rows) get(k key) *row {
-	p, found := r.seek(k)
-	if !found {
-		return nil
-	}
-	return r.at(p)
-}
+func (r *rows) get(k key) *row { return r.byKey[k] }
 
 // put stores x in place of the row of its key, or inserts it.
 func (r *rows) put(x *row) {
+	if r.byKey == nil {
+		r.byKey = map[key]*row{}
+	}
+	r.byKey[x.key] = x
 	p, found := r.seek(x.key)
 	if found {
 		r.chunks[p.chunk][p.i] = x
@@ -116,6 +117,7 @@ func (r *rows) remove(k key) bool {
 	if !found {
 		return false
 	}
+	delete(r.byKey, k)
 	c := slices.Delete(r.chunks[p.chunk], p.i, p.i+1)
 	if len(c) == 0 {
 		r.chunks = slices.Delete(r.chunks, p.chunk, p.chunk+1)

@@ -21,6 +21,9 @@ func TestRowsAgainstSortedSlice(t *testing.T) {
 				t.Fatalf("step %d: remove(%v) = %v; want %v", step, k, got, want[k])
 			}
 			delete(want, k)
+			if x := r.get(k); x != nil {
+				t.Fatalf("step %d: get(%v) after remove = %v", step, k, x)
+			}
 		} else {
 			r.put(&row{key: k})
 			want[k] = true
@@ -51,8 +54,11 @@ func checkRows(t *testing.T, r *rows, want map[key]bool) {
 		}
 	}
 	for _, k := range sorted {
-		if r.get(k) == nil {
-			t.Fatalf("get(%v) = nil", k)
+		if x := r.get(k); x == nil || x.key != k {
+			t.Fatalf("get(%v) = %v", k, x)
 		}
+	}
+	if len(r.byKey) != len(sorted) {
+		t.Fatalf("the map holds %d rows; the chunks %d", len(r.byKey), len(sorted))
 	}
 }
