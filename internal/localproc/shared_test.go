@@ -200,3 +200,20 @@ func checkContains(t *testing.T, what, got string, want []string) {
 		}
 	}
 }
+
+// TestSkipShort: under -short (make check) a test of an outside tool
+// skips, naming the tool; otherwise SkipShort lets it run.
+func TestSkipShort(t *testing.T) {
+	tb := &recordingTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		SkipShort(tb, "Widget Server")
+	}()
+	<-done
+	if !testing.Short() {
+		checkContains(t, "skip message", tb.skipped, nil)
+		return
+	}
+	checkContains(t, "skip message", tb.skipped, []string{"needs Widget Server", "-short"})
+}
