@@ -102,8 +102,12 @@ func TestReopenKeepsData(t *testing.T) {
 func TestCloseWaitsForWritesInFlight(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	// Writes are queued and committing while Close runs.
-	s, path := openTemp(t)
+	// Writes are queued and committing while Close runs: it runs once the
+	// first group of writes has committed, while the others wait for the
+	// next.
+	committed := make(chan struct{})
+	var once sync.Once
+	s, path := openTemp(t, WithCommitObserver(func(int, time.Duration) { once.Do(func() { close(committed) }) }))
 	if _, err := s.CreateTable(ctx, "acct", "tbl"); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +133,7 @@ func TestCloseWaitsForWritesInFlight(t *testing.T) {
 	for range n {
 		<-started
 	}
-	time.Sleep(5 * time.Millisecond) // let most writes join the pending batch
+	<-committed
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
