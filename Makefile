@@ -1,4 +1,4 @@
-# tablebridge — see README.md. Quick start: `make run`, `make test`.
+# tablebridge — see README.md. Quick start: `make run`, `make check`, `make test`.
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -67,6 +67,16 @@ lint: vet ## go vet, gofmt, go mod tidy -diff and verify, staticcheck and a dead
 	$(GO) mod verify
 	$(GO) run $(STATICCHECK) $(PKGS)
 	@out="$$($(GO) run $(DEADCODE) -test $(PKGS))"; if [ -n "$$out" ]; then echo "dead code (deadcode -test):"; echo "$$out"; exit 1; fi
+
+# check is the quick check to run before each commit, and needs only Go:
+# lint, then every test under -short, where the tests of tools from outside
+# Go (DynamoDB Local, Azurite, Chromium, the SDKs of other languages, the
+# Azure CLI, podman) skip through localproc.SkipShort, even when installed,
+# and the store suite runs on the embedded bbolt store and the memory store.
+# make test stays the whole suite (and CI's command).
+.PHONY: check
+check: lint ## the quick check before a commit, needing only Go: lint and the tests under go test -short
+	$(GO) test -short -count=1 $(PKGS)
 
 # lint-template checks template.yaml with cfn-lint (which also runs the SAM
 # transform). Without cfn-lint it warns, and fails under CI.

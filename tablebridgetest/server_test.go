@@ -43,6 +43,7 @@ func wantCode(t *testing.T, err error, status int, code string) {
 }
 
 func TestNewServer(t *testing.T) {
+	t.Parallel()
 	srv := tablebridgetest.NewServer(t)
 	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
 		t.Errorf("URL %q is not loopback HTTP", srv.URL)
@@ -87,6 +88,7 @@ func TestNewServer(t *testing.T) {
 // TestStoreLivesWithTheServer: each server has a store of its own, empty,
 // and a closed server refuses connections.
 func TestStoreLivesWithTheServer(t *testing.T) {
+	t.Parallel()
 	a, err := tablebridgetest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +111,7 @@ func TestStoreLivesWithTheServer(t *testing.T) {
 }
 
 func TestWithAccount(t *testing.T) {
+	t.Parallel()
 	srv := tablebridgetest.NewServer(t, tablebridgetest.WithAccount("other", "b3RoZXIta2V5"))
 	cs, err := srv.AccountConnectionString("other", 0)
 	if err != nil {
@@ -133,6 +136,7 @@ func TestWithAccount(t *testing.T) {
 }
 
 func TestOptionsRefused(t *testing.T) {
+	t.Parallel()
 	for name, opt := range map[string]tablebridgetest.Option{
 		"WithAccount(devstore)": tablebridgetest.WithAccount(tablebridgetest.DevStoreAccountName, "a2V5"),
 		"WithAccount(bad key)":  tablebridgetest.WithAccount("other", "%%%"),
@@ -153,6 +157,7 @@ func TestOptionsRefused(t *testing.T) {
 }
 
 func TestWithBoltStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := tablebridgetest.NewServer(t, tablebridgetest.WithBoltStore(dir))
 	if err := roundTrip(t, srv.Client(), "OnDisk"); err != nil {
@@ -164,6 +169,7 @@ func TestWithBoltStore(t *testing.T) {
 }
 
 func TestWithTLS(t *testing.T) {
+	t.Parallel()
 	srv := tablebridgetest.NewServer(t, tablebridgetest.WithTLS())
 	if !strings.HasPrefix(srv.URL, "https://127.0.0.1:") || srv.Certificate() == nil {
 		t.Fatalf("URL %q, certificate %v", srv.URL, srv.Certificate())
@@ -174,8 +180,10 @@ func TestWithTLS(t *testing.T) {
 	if err := roundTrip(t, srv.Client(), "Secure"); err != nil {
 		t.Fatal(err)
 	}
-	// A client that does not trust the certificate fails the handshake.
-	svc, err := aztables.NewServiceClientFromConnectionString(srv.ConnectionString(), nil)
+	// A client that does not trust the certificate fails the handshake
+	// (at once: without retries, which would only fail the same way).
+	svc, err := aztables.NewServiceClientFromConnectionString(srv.ConnectionString(), &aztables.ClientOptions{
+		ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,6 +193,7 @@ func TestWithTLS(t *testing.T) {
 }
 
 func TestWithBearerTokens(t *testing.T) {
+	t.Parallel()
 	const reader = "0b1c2d3e-0000-0000-0000-000000000002"
 	roles := &oauth.Config{Roles: []oauth.Assignment{
 		{Claim: "oid", Value: "0b1c2d3e-0000-0000-0000-000000000001", Role: "Storage Table Data Contributor", Account: "*"},

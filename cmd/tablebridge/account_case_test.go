@@ -20,6 +20,7 @@ import (
 // tables back. The store layout did not change, so the store itself writes
 // exactly what the old server wrote.
 func TestRecoverTablesOfAnUpperCaseAccountPath(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	dbPath := filepath.Join(data, "tablebridge.db")
 	st, err := boltstore.Open(dbPath)

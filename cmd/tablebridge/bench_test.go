@@ -15,6 +15,7 @@ import (
 )
 
 func TestParseBenchFlags(t *testing.T) {
+	t.Parallel()
 	const connStr = "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=a2V5;TableEndpoint=http://127.0.0.1:10012/acct;"
 	cases := []struct {
 		name    string
@@ -81,6 +82,7 @@ func TestParseBenchFlags(t *testing.T) {
 }
 
 func TestBenchCommandErrors(t *testing.T) {
+	t.Parallel()
 	t.Run("help", func(t *testing.T) {
 		var out, progress bytes.Buffer
 		if err := bench(context.Background(), []string{"-h"}, &out, &progress); exitCode(err) != 0 || !errors.Is(err, errShown) {
@@ -110,6 +112,7 @@ func TestBenchCommandErrors(t *testing.T) {
 // real handler over bbolt: partitions of 1500 rows make the query phase
 // follow the server's continuation.
 func TestBenchAgainstTheRealServer(t *testing.T) {
+	t.Parallel()
 	srv := testserver.New(t)
 	var out, progress bytes.Buffer
 	args := []string{"-endpoint", srv.AccountURL("devstoreaccount1"), "-ops", "20", "-clients", "4",

@@ -56,6 +56,7 @@ func subcommandNames() []string {
 }
 
 func TestCLIHelp(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
 		r := runCLI(t, dir, args...)
@@ -84,6 +85,7 @@ func TestCLIHelp(t *testing.T) {
 // TestCLIErrorsOnce: a bad command line is one line on stderr, status 2,
 // saying where the usage is.
 func TestCLIErrorsOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
@@ -111,6 +113,7 @@ func TestCLIErrorsOnce(t *testing.T) {
 }
 
 func TestCLIVersion(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, t.TempDir(), "version")
 	if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "tablebridge ") || !strings.Contains(r.stdout, "go1.") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -137,7 +140,7 @@ func TestCLIVersion(t *testing.T) {
 }
 
 // TestVersionOverride: make install stamps -X main.version; the commit is
-// still shown.
+// still shown. It sets the package's version, so it stays serial.
 func TestVersionOverride(t *testing.T) {
 	defer func(v string) { version = v }(version)
 	version = "v1.2.3-4-gabcdef"

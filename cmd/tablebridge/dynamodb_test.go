@@ -21,6 +21,7 @@ import (
 // converts it with `tablebridge dynamodb add-index` and reads it in key
 // order.
 func TestDynamoDBAddIndexCommand(t *testing.T) {
+	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("addidx") + "-"
 	ctx, stop := context.WithCancel(context.Background())
@@ -106,6 +107,7 @@ func TestDynamoDBAddIndexCommand(t *testing.T) {
 // moved into the shared table, verified, and served from there by a shared
 // layout server; running the command again finds nothing to move.
 func TestDynamoDBMoveToSharedCommand(t *testing.T) {
+	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("move") + "-"
 	ctx, stop := context.WithCancel(context.Background())

@@ -20,6 +20,7 @@ func importFn(ctx context.Context, args []string, out, errw *bytes.Buffer) error
 }
 
 func TestExportImportCommands(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	seedTable(t, src.Store, "Orders", 700, 7)
 	seedTable(t, src.Store, "Users", 30, 30)
@@ -122,6 +123,7 @@ func TestExportImportCommands(t *testing.T) {
 // (keys only) before reading it, so their progress shows a total, a
 // percentage and, while running, an ETA, as migrate's does.
 func TestExportAndVerifyProgressHaveTotals(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	seedTable(t, src.Store, "Orders", 1500, 3)
 	code, out, errOut := runCmd(t, exportFn, "-from", src.ConnectionString(), "-out", t.TempDir(), "-progress", "log")

@@ -16,6 +16,7 @@ import (
 // pass finds nothing written within the margin, ends with a final pass that
 // compares keys, and leaves a copy verify finds equal.
 func TestMigrateFollowUntilIdle(t *testing.T) {
+	t.Parallel()
 	src, dst := testserver.New(t), testserver.New(t)
 	seedTable(t, src.Store, "Orders", 300, 3)
 	cp := filepath.Join(t.TempDir(), "cp.json")
@@ -42,6 +43,7 @@ func TestMigrateFollowUntilIdle(t *testing.T) {
 }
 
 func TestMigrateFollowFlags(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	for _, tc := range []struct {
 		args []string
@@ -84,6 +86,7 @@ func (w *cancelOn) Write(p []byte) (int, error) {
 // follow with a final pass and exit status 0. (One during the bulk copy
 // interrupts it: TestFollowStopDuringBulkCopy in internal/migrate.)
 func TestMigrateFollowInterrupt(t *testing.T) {
+	t.Parallel()
 	src, dst := testserver.New(t), testserver.New(t)
 	seedTable(t, src.Store, "Orders", 300, 3)
 	cp := filepath.Join(t.TempDir(), "cp.json")

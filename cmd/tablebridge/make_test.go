@@ -34,6 +34,7 @@ func makeCmd(t *testing.T, args ...string) *exec.Cmd {
 // TestMakeRunStopsCleanly: Ctrl-C on make run (SIGINT to the foreground
 // process group) stops the server with status 0, so make prints no error.
 func TestMakeRunStopsCleanly(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	cmd := makeCmd(t, "run", "CLI="+filepath.Join(tmp, "tablebridge"), "LISTEN=127.0.0.1:0", "DATA="+filepath.Join(tmp, "data"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -67,6 +68,7 @@ func TestMakeRunStopsCleanly(t *testing.T) {
 // TestMakeCleanKeepsData: make clean removes build outputs only; the data
 // goes with make clean-data.
 func TestMakeCleanKeepsData(t *testing.T) {
+	t.Parallel()
 	data := filepath.Join(t.TempDir(), "data")
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		t.Fatal(err)
@@ -90,6 +92,7 @@ func TestMakeCleanKeepsData(t *testing.T) {
 // TestMakeNeedsSAM: without the SAM CLI, deploy and local-api say what to
 // install before building anything.
 func TestMakeNeedsSAM(t *testing.T) {
+	t.Parallel()
 	for _, target := range []string{"deploy", "local-api"} {
 		out, err := makeCmd(t, target, "SAM=tablebridge-test-no-such-sam").CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "the SAM CLI (tablebridge-test-no-such-sam) is needed: install it with 'pip install aws-sam-cli'") {
@@ -104,6 +107,7 @@ func TestMakeNeedsSAM(t *testing.T) {
 // TestMakeInstall: make install puts the command in GOBIN, stamped with
 // the commit it was built from, and says when GOBIN is not on PATH.
 func TestMakeInstall(t *testing.T) {
+	t.Parallel()
 	gobin := t.TempDir()
 	cmd := makeCmd(t, "install")
 	cmd.Env = append(os.Environ(), "GOBIN="+gobin)

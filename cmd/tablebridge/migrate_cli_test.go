@@ -29,6 +29,7 @@ func downEndpoint(t *testing.T) (connStr, url string) {
 // TestBulkCommandsOnADownEndpoint: a server that is down is reported in
 // one line within seconds, not after minutes of retries.
 func TestBulkCommandsOnADownEndpoint(t *testing.T) {
+	t.Parallel()
 	live := testserver.New(t)
 	down, downURL := downEndpoint(t)
 	want := "cannot reach " + downURL + ": connection refused"
@@ -101,6 +102,7 @@ func TestMigrateCheckpointInStateDir(t *testing.T) {
 // TestReadersNeedData: export and verify read a data directory; one that
 // holds nothing is an error, and is not created.
 func TestReadersNeedData(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "typo")
 	live := testserver.New(t)
 	for _, args := range [][]string{
@@ -120,6 +122,7 @@ func TestReadersNeedData(t *testing.T) {
 // TestServeOnADownDynamoDB: serve -store dynamodb with an endpoint nothing
 // listens on fails at once.
 func TestServeOnADownDynamoDB(t *testing.T) {
+	t.Parallel()
 	_, downURL := downEndpoint(t)
 	endpoint := strings.TrimSuffix(downURL, "/devstoreaccount1")
 	started := time.Now()

@@ -104,6 +104,7 @@ func migrateFn(ctx context.Context, args []string, out, errw *bytes.Buffer) erro
 }
 
 func TestMigrateCommand(t *testing.T) {
+	t.Parallel()
 	src, dst := testserver.New(t), testserver.New(t)
 	seedTable(t, src.Store, "Orders", 1200, 12)
 	seedTable(t, src.Store, "Users", 40, 40)
@@ -155,6 +156,7 @@ func TestMigrateCommand(t *testing.T) {
 }
 
 func TestMigrateCommandUsage(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	cs := src.ConnectionString()
 	tests := []struct {
@@ -206,6 +208,7 @@ const helperEnv = "TABLEBRIDGE_TEST_HELPER_ARGS"
 // TestHelperCommand is the child's entry point; it does nothing in a
 // normal test run.
 func TestHelperCommand(t *testing.T) {
+	t.Parallel()
 	raw := os.Getenv(helperEnv)
 	if raw == "" {
 		t.Skip("helper process only")
@@ -266,6 +269,7 @@ func waitForProgress(t *testing.T, path string, lo, hi int64, done <-chan struct
 }
 
 func TestMigrateSurvivesKillAndInterrupt(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs child processes")
 	}

@@ -23,6 +23,7 @@ import (
 // TestBrowserFlag: -browser auto serves the page on loopback addresses
 // only; on and off decide for any address.
 func TestBrowserFlag(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode, listen string
 		want         bool
@@ -50,6 +51,7 @@ func TestBrowserFlag(t *testing.T) {
 // TestBrowserOffLeavesTheAPI: with -browser off, /_browser/ is no page but
 // the REST API's answer to a path that names no account.
 func TestBrowserOffLeavesTheAPI(t *testing.T) {
+	t.Parallel()
 	ctx, stop := context.WithCancel(t.Context())
 	defer stop()
 	connStr, done := startServeConfig(t, ctx, serveConfig{listen: "127.0.0.1:0", dataDir: t.TempDir(), storeKind: "bolt",
@@ -76,6 +78,7 @@ func TestBrowserOffLeavesTheAPI(t *testing.T) {
 // deleted, a table created and deleted, errors shown. Screenshots go to
 // TABLEBRIDGE_SCREENSHOTS when it names a directory.
 func TestDataBrowser(t *testing.T) {
+	t.Parallel()
 	chromiumPath := serveproc.Require(t, "chromium", "run infra/browser/install.sh (installs chromium when root)", nil,
 		"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 	ctx, stop := context.WithCancel(t.Context())

@@ -20,6 +20,7 @@ import (
 // TestServePortInUse: a port in use fails at once, in one line, before the
 // data directory is created.
 func TestServePortInUse(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +59,7 @@ func waitListening(t *testing.T, out *syncBuffer) string {
 // which process has it, at once; the first stops cleanly on SIGINT with
 // status 0 and releases it.
 func TestServeDataDirInUse(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	first, out := startCLI(t, "serve", "-listen", "127.0.0.1:0", "-data", data)
 	addr := waitListening(t, out)
@@ -104,6 +106,7 @@ func TestServeDataDirInUse(t *testing.T) {
 // TestListenAddrs: a wildcard listen address is shown as given, and the
 // connection string names loopback, where a local app connects.
 func TestListenAddrs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		given         string
 		bound         net.Addr

@@ -100,6 +100,7 @@ func (s *limitedServer) insert(t *testing.T, client *http.Client, rowKey string)
 // DynamoDB Local is gone (connection refused), inserts are 503: surely not
 // applied.
 func TestServeDynamoDBFrozenWrites(t *testing.T) {
+	t.Parallel()
 	inst := dynamolocal.Private(t)
 	warmUp(t, inst.Endpoint)
 	s, svc := startDynamoServe(t, inst.Endpoint)
@@ -114,8 +115,33 @@ func TestServeDynamoDBFrozenWrites(t *testing.T) {
 		wg       sync.WaitGroup
 	)
 	stopWriters := make(chan struct{})
+	stop := sync.OnceFunc(func() { close(stopWriters); wg.Wait() })
+	defer stop() // on a failure below too: no writer outlives the test
 	client := &http.Client{Timeout: 30 * time.Second}
-	for w := range 6 {
+	const writers = 6
+	// answeredSince waits until n answers after the first from answers
+	// satisfy ok, and returns how many answers there are by then.
+	answeredSince := func(from, n int, what string, ok func(answeredInsert) bool) int {
+		t.Helper()
+		var total int
+		if !waitFor(time.Minute, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			total = len(answered)
+			got := 0
+			for _, a := range answered[from:] {
+				if ok(a) {
+					got++
+				}
+			}
+			return got >= n
+		}) {
+			t.Fatalf("no %d inserts answered %s within a minute", n, what)
+		}
+		return total
+	}
+	stored := func(a answeredInsert) bool { return a.status == http.StatusNoContent }
+	for w := range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -132,17 +158,22 @@ func TestServeDynamoDBFrozenWrites(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Freeze once every writer is under way, thaw after two rounds of the
+	// 1 s DynamoDB timeout (an answer from each writer that is not 204),
+	// and stop once inserts are stored again.
+	answeredSince(0, writers, "204", stored)
 	if err := inst.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2500 * time.Millisecond) // two rounds of the 1 s DynamoDB timeout
+	mu.Lock()
+	frozenAt := len(answered)
+	mu.Unlock()
+	thawAt := answeredSince(frozenAt, 2*writers, "other than 204 while frozen", func(a answeredInsert) bool { return !stored(a) })
 	if err := inst.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	close(stopWriters)
-	wg.Wait()
+	answeredSince(thawAt, writers, "204 after the thaw", stored)
+	stop()
 
 	// What the frozen DynamoDB Local had received, it applies once thawed;
 	// the reads below are strongly consistent and come after.
@@ -192,6 +223,7 @@ func TestServeDynamoDBFrozenWrites(t *testing.T) {
 // DynamoDB loses every table (restarted empty); serve re-creates the
 // catalog as at first start, and requests work again without a restart.
 func TestServeDynamoDBCatalogLost(t *testing.T) {
+	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("lost") + "-"
 	ctx, stop := context.WithCancel(context.Background())

@@ -175,6 +175,7 @@ func slowBodyClient(t *testing.T, s *limitedServer, interval time.Duration) net.
 // connection is closed. The client's own 10 s deadline only keeps a broken
 // server from hanging the test.
 func TestServeCutsOffSlowBodies(t *testing.T) {
+	t.Parallel()
 	s := startLimitedServe(t, serveLimits{bodyTimeout: 300 * time.Millisecond})
 	conn := slowBodyClient(t, s, 50*time.Millisecond)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -192,9 +193,21 @@ func TestServeCutsOffSlowBodies(t *testing.T) {
 // TestServeBoundsRequestsInFlight: past -max-requests, a request is
 // answered 503 ServerBusy at once; the slots come back when requests end.
 func TestServeBoundsRequestsInFlight(t *testing.T) {
+	t.Parallel()
 	s := startLimitedServe(t, serveLimits{maxRequests: 2, bodyTimeout: 2 * time.Second})
-	c1 := slowBodyClient(t, s, 100*time.Millisecond)
-	c2 := slowBodyClient(t, s, 100*time.Millisecond)
+	// A slow client that a probe beat to a slot is answered 503 at once;
+	// answered tells of it, and a new slow client takes its place.
+	answered := make(chan net.Conn, 16)
+	slow := func() net.Conn {
+		c := slowBodyClient(t, s, 100*time.Millisecond)
+		go func() {
+			if _, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+				answered <- c
+			}
+		}()
+		return c
+	}
+	clients := []net.Conn{slow(), slow()}
 	get := func() *http.Response {
 		resp, err := http.DefaultClient.Do(s.signed(t, http.MethodGet, "/limits()", nil))
 		if err != nil {
@@ -202,21 +215,26 @@ func TestServeBoundsRequestsInFlight(t *testing.T) {
 		}
 		return resp
 	}
-	// Give the slow clients time to be admitted before the first probe
-	// takes a slot; then probe until they hold both.
-	time.Sleep(300 * time.Millisecond)
+	// Probe until the slow clients hold both slots.
 	var resp *http.Response
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	for deadline := time.Now().Add(30 * time.Second); ; {
 		resp = get()
 		if resp.StatusCode == http.StatusServiceUnavailable || time.Now().After(deadline) {
 			break
 		}
 		resp.Body.Close()
+		select {
+		case c := <-answered:
+			c.Close()
+			clients = append(clients, slow())
+		default:
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantAzureError(t, resp, http.StatusServiceUnavailable, "ServerBusy")
-	c1.Close()
-	c2.Close()
+	for _, c := range clients {
+		c.Close()
+	}
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		resp = get()
 		if resp.StatusCode == http.StatusOK || time.Now().After(deadline) {
@@ -234,6 +252,7 @@ func TestServeBoundsRequestsInFlight(t *testing.T) {
 // TestServeBoundsBodyBytesInFlight: bodies declared past -max-body-bytes
 // in flight are answered 503 ServerBusy before they are read.
 func TestServeBoundsBodyBytesInFlight(t *testing.T) {
+	t.Parallel()
 	s := startLimitedServe(t, serveLimits{maxBodyBytes: 150000, bodyTimeout: 5 * time.Second})
 	slowBodyClient(t, s, 100*time.Millisecond) // holds 100000 bytes
 	var resp *http.Response
@@ -324,6 +343,7 @@ func stallQuery(t *testing.T, s *limitedServer) (*http.Response, *net.TCPConn) {
 // page of 1000 entities and never reads it loses its connection after the
 // write timeout, and its share of the in-flight bound comes back.
 func TestServeDropsStalledReaders(t *testing.T) {
+	t.Parallel()
 	// An answer budget past the 12 MiB page, which the default 4 MiB would
 	// cut into pages the kernel's loopback buffers might hold whole.
 	s := startLimitedServe(t, serveLimits{maxRequests: 1, writeTimeout: 300 * time.Millisecond, answerBudget: 64 << 20})
@@ -359,6 +379,7 @@ func TestServeDropsStalledReaders(t *testing.T) {
 // or chunked: 413 RequestBodyTooLarge, not twenty times the body in
 // encoding/xml's allocations.
 func TestServeBoundsXMLBodies(t *testing.T) {
+	t.Parallel()
 	s := startLimitedServe(t, serveLimits{})
 	var doc strings.Builder
 	doc.WriteString("<SignedIdentifiers>")
@@ -386,6 +407,7 @@ func TestServeBoundsXMLBodies(t *testing.T) {
 // one still goes out, and the large one does once the stalled answer is
 // dropped.
 func TestServeBoundsAnswerBytes(t *testing.T) {
+	t.Parallel()
 	// The stalled answer must still be held when the next query comes, on a
 	// loaded machine too: the write timeout that drops it is generous, and
 	// the test waits for it rather than assuming how long it takes.

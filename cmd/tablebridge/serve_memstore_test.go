@@ -16,6 +16,7 @@ import (
 // lives while the server runs, is gone after a restart, and the data
 // directory is never created (issue 25, item 5).
 func TestServeInMemory(t *testing.T) {
+	t.Parallel()
 	dataDir := filepath.Join(t.TempDir(), "never-created")
 	run := func(t *testing.T, check func(ctx context.Context, svc *aztables.ServiceClient)) {
 		ctx, stop := context.WithCancel(t.Context())

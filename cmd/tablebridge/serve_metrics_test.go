@@ -61,6 +61,7 @@ func find(t *testing.T, lines []string, re string) string {
 // scrapes /metrics: requests by operation, status and account, latency,
 // bytes, store calls, group commits and a refusal by -max-body-bytes.
 func TestServeMetrics(t *testing.T) {
+	t.Parallel()
 	ctx, stop := context.WithCancel(t.Context())
 	lines, done := serveUntil(t, ctx, serveConfig{listen: "127.0.0.1:0", dataDir: t.TempDir(), storeKind: "bolt",
 		accounts: auth.AccountList{auth.DevStoreAccount()}, metrics: metricsFlags{addr: "127.0.0.1:0"},
@@ -136,6 +137,7 @@ func TestServeMetrics(t *testing.T) {
 // TestServeMetricsAddressInUse: a -metrics address that cannot be bound
 // stops serve before it serves anything, naming the flag.
 func TestServeMetricsAddressInUse(t *testing.T) {
+	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 // configured contributor writes, a reader is refused a write, and a token
 // of another key is refused.
 func TestServeOAuthVerified(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cert, key, err := ensureSelfSigned(filepath.Join(dir, "tls"), time.Now())
 	if err != nil {
@@ -90,6 +91,7 @@ func wantCode(t *testing.T, err error, status int, code string) {
 }
 
 func TestServeOAuthRejectsBadFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`{"roles": [{"claim": "oid", "value": "x", "role": "owner", "account": "a"}]}`), 0o600)
@@ -115,6 +117,7 @@ func TestServeOAuthRejectsBadFlags(t *testing.T) {
 // basic: it warns at start that signatures are not checked, and accepts a
 // token signed by any key whose claims are Entra's.
 func TestServeOAuthBasic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()

@@ -52,6 +52,7 @@ func startServeConfig(t testing.TB, ctx context.Context, cfg serveConfig) (strin
 }
 
 func TestServeShutdownKeepsAcknowledgedWrites(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx, stop := context.WithCancel(context.Background())
 	connStr, done := startServe(t, ctx, dir)
@@ -91,7 +92,17 @@ func TestServeShutdownKeepsAcknowledgedWrites(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Shut down while the writers are under way: once some inserts are
+	// acknowledged.
+	if !waitFor(time.Minute, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(acked) >= 16
+	}) {
+		stop()
+		wg.Wait()
+		t.Fatal("no 16 inserts acknowledged within a minute")
+	}
 	stop() // what SIGINT/SIGTERM do
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
@@ -115,6 +126,7 @@ func TestServeShutdownKeepsAcknowledgedWrites(t *testing.T) {
 }
 
 func TestServeRejectsBadFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-store", "nosuch"},
 		{"-account", "BAD:key"},
@@ -146,6 +158,7 @@ func TestMain(m *testing.M) {
 // and drives it with the SDK: the flags, the client chain with an endpoint,
 // and the store wiring.
 func TestServeOnDynamoDB(t *testing.T) {
+	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()

@@ -74,6 +74,7 @@ func serveHTTPS(t *testing.T, dataDir string, flags tlsFlags, certPath string) {
 // 127.0.0.1 once and keeps it across restarts, so trusting it once is
 // enough.
 func TestServeTLSSelfSigned(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certPath := filepath.Join(dir, "tls", "cert.pem")
 	serveHTTPS(t, dir, tlsFlags{selfSigned: true}, certPath)
@@ -101,6 +102,7 @@ func TestServeTLSSelfSigned(t *testing.T) {
 // TestServeTLSOpenSSLOneLiner: docs/serve.md's openssl command makes a
 // certificate -tls-cert and -tls-key accept and a client can trust.
 func TestServeTLSOpenSSLOneLiner(t *testing.T) {
+	t.Parallel()
 	openssl := serveproc.Require(t, "openssl", "install Debian's openssl (as root: apt-get install openssl)", nil, "openssl")
 	dir := t.TempDir()
 	// Keep in step with docs/serve.md ("HTTPS").
@@ -116,6 +118,7 @@ func TestServeTLSOpenSSLOneLiner(t *testing.T) {
 }
 
 func TestServeTLSRejectsBadFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-tls-cert", "cert.pem"},
 		{"-tls-key", "key.pem"},

@@ -19,6 +19,7 @@ import (
 // refused for its size. Only past httpapi.ServerMaxHeaderBytes does
 // net/http answer on its own.
 func TestServeAnswersOversizeRequestsInAzureShape(t *testing.T) {
+	t.Parallel()
 	s := startLimitedServe(t, serveLimits{})
 	names := make([]string, 1000)
 	for i := range names {

@@ -21,6 +21,7 @@ func verifyFn(ctx context.Context, args []string, out, errw *bytes.Buffer) error
 }
 
 func TestVerifyCommand(t *testing.T) {
+	t.Parallel()
 	src, dst := testserver.New(t), testserver.New(t)
 	seedTable(t, src.Store, "Orders", 500, 5)
 	if code, out, errOut := runCmd(t, migrateFn, "-from", src.ConnectionString(), "-to", dst.ConnectionString(), "-checkpoint", "", "-progress", "none"); code != 0 {

@@ -75,6 +75,7 @@ type batch struct {
 // read-only table SAS for one partition key that reads and cannot insert
 // (403).
 func TestLegacyNodeSDK(t *testing.T) {
+	t.Parallel()
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ import (
 // and queries entities on a real `tablebridge serve` process on another
 // origin; then the Go SDK checks what the browser wrote.
 func TestBrowserSDK(t *testing.T) {
+	t.Parallel()
 	tl := findTools(t)
 	work := t.TempDir()
 

@@ -17,6 +17,7 @@ import (
 // `tablebridge serve`: typed insert and read, merge with an ETag, a stale
 // ETag refused, a transaction, a filtered query and a duplicate insert.
 func TestNodeSDK(t *testing.T) {
+	t.Parallel()
 	tl := findTools(t)
 	connStr := serveproc.Start(t, "bolt").ConnectionString
 

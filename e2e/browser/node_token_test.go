@@ -22,6 +22,7 @@ import (
 // scope, the token creates a table and an entity and reads it back, and the
 // owner-only Get Table ACL is refused.
 func TestNodeSDKToken(t *testing.T) {
+	t.Parallel()
 	tl := findTools(t)
 	srv := serveproc.Start(t, "bolt", serveproc.SelfSignedTLS(), serveproc.Flags("-oauth", "basic"))
 	token := testissuer.Token(t, testissuer.NewKey(t, jose.ES256), "https://sts.windows.net/72f988bf-86f1-41af-91ab-2d7cd011db47/",

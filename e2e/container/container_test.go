@@ -145,6 +145,7 @@ func connectionString(scheme string, port int) string {
 }
 
 func TestContainerImage(t *testing.T) {
+	t.Parallel()
 	tl := requireTools(t)
 	image := buildImage(t, tl)
 

@@ -30,6 +30,7 @@ func importsSDK(python string) error {
 // TestPythonSDK runs scenario.py with azure-data-tables against
 // `tablebridge serve` on each store.
 func TestPythonSDK(t *testing.T) {
+	t.Parallel()
 	python := serveproc.Require(t, "the Python SDK (azure-data-tables)", installHint, importsSDK,
 		os.Getenv("TABLEBRIDGE_PYTHON"), "/usr/bin/python3")
 	for _, store := range serveproc.Stores {

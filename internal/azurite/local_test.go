@@ -70,6 +70,7 @@ func TestStartWithoutPackage(t *testing.T) {
 }
 
 func TestArgs(t *testing.T) {
+	t.Parallel()
 	got := strings.Join(args("/pkg", 1234), " ")
 	for _, want := range []string{"/pkg/" + tableMain, "--tableHost 127.0.0.1", "--tablePort 1234", "--inMemoryPersistence", "--skipApiVersionCheck", "--loose"} {
 		if !strings.Contains(got, want) {
@@ -83,6 +84,7 @@ func TestArgs(t *testing.T) {
 }
 
 func TestConnectionString(t *testing.T) {
+	t.Parallel()
 	cs := connectionString("http://127.0.0.1:9/devstoreaccount1")
 	want := "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + AccountKey + ";TableEndpoint=http://127.0.0.1:9/devstoreaccount1;"
 	if cs != want {
@@ -93,6 +95,7 @@ func TestConnectionString(t *testing.T) {
 // TestStart starts the real emulator (or uses $TABLEBRIDGE_AZURITE_ENDPOINT)
 // and checks that it answers on loopback.
 func TestStart(t *testing.T) {
+	t.Parallel()
 	ep := Endpoint(t)
 	if !strings.HasPrefix(ep, "http://127.0.0.1:") || !strings.HasSuffix(ep, "/"+AccountName) {
 		t.Fatalf("Endpoint = %q, want a loopback account URL", ep)
@@ -110,6 +113,7 @@ func TestStart(t *testing.T) {
 }
 
 func TestStopIsIdempotent(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(EnvEndpoint) != "" {
 		t.Skip("an external Azurite is configured; not starting another")
 	}

@@ -43,9 +43,10 @@ func StopShared() { shared.Close() }
 // for this test binary (stopped by Main). When Azurite cannot start (not
 // installed, Node.js missing or too old, no port) it skips t with a loud
 // message saying why, or fails t when $CI is set: CI never passes by
-// skipping.
+// skipping. Under go test -short it skips t (localproc.SkipShort).
 func Endpoint(t testing.TB) string {
 	t.Helper()
+	localproc.SkipShort(t, "Azurite")
 	return shared.Endpoint(t)
 }
 

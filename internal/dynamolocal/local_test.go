@@ -92,6 +92,7 @@ func TestStartMissingJar(t *testing.T) {
 }
 
 func TestEndpointAnswers(t *testing.T) {
+	t.Parallel()
 	client := Client(t)
 	ctx := Context(t, 30*time.Second)
 	if _, err := client.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
@@ -100,6 +101,7 @@ func TestEndpointAnswers(t *testing.T) {
 }
 
 func TestStartStop(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(EnvEndpoint) != "" {
 		t.Skip("a shared endpoint is configured; not starting a second JVM")
 	}

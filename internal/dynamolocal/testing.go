@@ -47,8 +47,10 @@ func Main(m *testing.M) int {
 // when set, otherwise an instance started once for this test binary (stopped
 // by Main). When DynamoDB Local is not installed it skips t with a loud
 // message, or fails t when $CI is set. Any other start failure fails t.
+// Under go test -short it skips t (localproc.SkipShort).
 func Endpoint(t testing.TB) string {
 	t.Helper()
+	localproc.SkipShort(t, "DynamoDB Local")
 	return shared.Endpoint(t)
 }
 
@@ -80,9 +82,11 @@ var uniqueCounter atomic.Int64
 
 // Private starts a DynamoDB Local of t's own, stopped when t ends, for tests
 // that freeze, kill or empty it: never do that to the shared one. It skips
-// or fails t as Endpoint does when DynamoDB Local is not installed.
+// or fails t as Endpoint does when DynamoDB Local is not installed, and
+// skips it under go test -short.
 func Private(t testing.TB) *Instance {
 	t.Helper()
+	localproc.SkipShort(t, "DynamoDB Local")
 	inst, err := Start(context.Background())
 	if errors.Is(err, ErrNotInstalled) && os.Getenv(EnvCI) == "" {
 		t.Skipf("DynamoDB Local is not installed: %v (%s)", err, installHint)

@@ -106,6 +106,7 @@ func replaceBoundaries(t *testing.T, sdkBody, sdkType, benchType, benchBody stri
 }
 
 func TestBatchBodyShape(t *testing.T) {
+	t.Parallel()
 	endpoint, _ := url.Parse("http://127.0.0.1:10002/devstoreaccount1")
 	bb := newBatchBuilder(endpoint, "shape")
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -156,6 +157,7 @@ func TestBatchBodyShape(t *testing.T) {
 }
 
 func TestNewUUID(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	pattern := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	seen := map[string]bool{}
@@ -187,6 +189,7 @@ func batchResponse(parts ...string) []byte {
 }
 
 func TestCheckBatchResponse(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		body    []byte

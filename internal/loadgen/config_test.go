@@ -11,6 +11,7 @@ import (
 )
 
 func TestParsePhases(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in      string
 		want    []Phase
@@ -40,6 +41,7 @@ func TestParsePhases(t *testing.T) {
 }
 
 func TestParseConnectionString(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		in      string
@@ -74,6 +76,7 @@ func TestParseConnectionString(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		adjust  func(*Config)

@@ -28,6 +28,7 @@ func directConfig(endpoint string) Config {
 }
 
 func TestDirectDynamoDBRun(t *testing.T) {
+	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	ctx := dynamolocal.Context(t, 2*time.Minute)
 	client := dynamolocal.NewClient(endpoint)
@@ -85,6 +86,7 @@ func TestDirectDynamoDBRun(t *testing.T) {
 }
 
 func TestDirectDynamoDBDeletesItsTable(t *testing.T) {
+	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	ctx := dynamolocal.Context(t, time.Minute)
 	cfg := directConfig(endpoint)
@@ -113,6 +115,7 @@ func TestDirectDynamoDBDeletesItsTable(t *testing.T) {
 // TestDirectDynamoDBFailures drives the target's operations one by one
 // into the failures a correct run never meets.
 func TestDirectDynamoDBFailures(t *testing.T) {
+	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	ctx := dynamolocal.Context(t, time.Minute)
 	r := newTestRun(t, "", func(c *Config) {
@@ -172,6 +175,7 @@ func TestDirectDynamoDBFailures(t *testing.T) {
 }
 
 func TestDirectDynamoDBUnreachable(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +191,7 @@ func TestDirectDynamoDBUnreachable(t *testing.T) {
 }
 
 func TestDirectDynamoDBConfig(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		adjust  func(*Config)
@@ -217,6 +222,7 @@ func TestDirectDynamoDBConfig(t *testing.T) {
 }
 
 func TestDynamoProps(t *testing.T) {
+	t.Parallel()
 	v := entityValues{Name: "bench", City: "c7", Active: true, Count: 42, Total: 1<<60 + 3, Price: 12.25,
 		Created: "2024-05-01T12:34:56.1234567Z", Ref: "r", Blob: []byte{1, 2}}
 	t.Run("unpadded leaves Payload out", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestEntityTemplate(t *testing.T) {
+	t.Parallel()
 	floor := 0
 	for _, size := range []int{0, 300, 1000, 64 << 10} {
 		t.Run(strconv.Itoa(size)+" bytes", func(t *testing.T) {
@@ -66,6 +67,7 @@ func TestEntityTemplate(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		got  []byte

@@ -9,6 +9,7 @@ import (
 )
 
 func TestBucketBounds(t *testing.T) {
+	t.Parallel()
 	// Every value lies in its bucket, buckets are ordered, and a bucket is
 	// never wider than 1/subBuckets of its values.
 	check := func(v uint64) {
@@ -41,6 +42,7 @@ func TestBucketBounds(t *testing.T) {
 }
 
 func TestHistogramQuantiles(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		values []time.Duration
@@ -91,6 +93,7 @@ func TestHistogramQuantiles(t *testing.T) {
 }
 
 func TestHistogramMergeAndEmpty(t *testing.T) {
+	t.Parallel()
 	empty := NewHistogram()
 	if empty.Quantile(0.5) != 0 || empty.Mean() != 0 || empty.Max() != 0 {
 		t.Fatal("an empty histogram reports nonzero figures")

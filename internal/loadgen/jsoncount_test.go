@@ -8,6 +8,7 @@ import (
 )
 
 func TestCountValueRows(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		body    string
@@ -39,6 +40,7 @@ func TestCountValueRows(t *testing.T) {
 }
 
 func TestCountValueRowsOnAPage(t *testing.T) {
+	t.Parallel()
 	var rows []string
 	for i := range 1000 {
 		rows = append(rows, fmt.Sprintf(`{"odata.etag":"W/\"datetime'2024-01-01T00%%3A00%%3A00.0000001Z'\"","PartitionKey":"q-000001","RowKey":"%010d","Payload":"a}b{c[d]e\"f"}`, i))

@@ -69,6 +69,7 @@ func wantPhases(t *testing.T, report *Report, ops int64, want []phaseCounts) {
 }
 
 func TestRunAllPhases(t *testing.T) {
+	t.Parallel()
 	fake, endpoint := newFakeTables(t)
 	fake.pageSize = 7 // 25 rows: pages of 7, 7, 7, 4
 	cfg := smallConfig(endpoint)
@@ -103,6 +104,7 @@ func TestRunAllPhases(t *testing.T) {
 }
 
 func TestRunKeepsTableAndData(t *testing.T) {
+	t.Parallel()
 	fake, endpoint := newFakeTables(t)
 	cfg := smallConfig(endpoint)
 	cfg.KeepTable = true
@@ -127,6 +129,7 @@ func TestRunKeepsTableAndData(t *testing.T) {
 }
 
 func TestRunReportsFailures(t *testing.T) {
+	t.Parallel()
 	always := func(int) bool { return true }
 	nth := func(k int) func(int) bool { return func(n int) bool { return n == k } }
 	cases := []struct {
@@ -262,6 +265,7 @@ func TestRunReportsFailures(t *testing.T) {
 }
 
 func TestRunSetupFailures(t *testing.T) {
+	t.Parallel()
 	t.Run("wrong key", func(t *testing.T) {
 		_, endpoint := newFakeTables(t)
 		cfg := smallConfig(endpoint)
@@ -286,6 +290,7 @@ func TestRunSetupFailures(t *testing.T) {
 }
 
 func TestRunInterrupted(t *testing.T) {
+	t.Parallel()
 	fake, endpoint := newFakeTables(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -313,6 +318,7 @@ func TestRunInterrupted(t *testing.T) {
 }
 
 func TestReportWriters(t *testing.T) {
+	t.Parallel()
 	_, endpoint := newFakeTables(t)
 	cfg := smallConfig(endpoint)
 	cfg.Phases = []Phase{PhaseInsert, PhaseQuery}

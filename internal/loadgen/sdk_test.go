@@ -116,6 +116,7 @@ func newTestRun(t *testing.T, endpoint string, adjust func(*Config)) *run {
 }
 
 func TestSignatureMatchesAztables(t *testing.T) {
+	t.Parallel()
 	rec, endpoint := newRecorder(t)
 	svc, client := newSDKClients(t, endpoint, "sigtable")
 	ctx := context.Background()
@@ -162,6 +163,7 @@ func TestSignatureMatchesAztables(t *testing.T) {
 // TestRequestsMatchAztables sends each bench operation and the SDK's
 // equivalent and compares what reached the server.
 func TestRequestsMatchAztables(t *testing.T) {
+	t.Parallel()
 	rec, endpoint := newRecorder(t)
 	r := newTestRun(t, endpoint, func(c *Config) { c.QueryPartitions = 1; c.BatchSize = 3 })
 	_, client := newSDKClients(t, endpoint, r.table)

@@ -28,6 +28,7 @@ func signedAuthorization(t *testing.T, rawURL, date string) string {
 }
 
 func TestSharedKeyLiteVectors(t *testing.T) {
+	t.Parallel()
 	// Signatures aztables v1.4.1 computed for these requests (captured from
 	// the SDK against a recording server; TestSignatureMatchesAztables
 	// re-checks against the live SDK).
@@ -63,6 +64,7 @@ func TestSharedKeyLiteVectors(t *testing.T) {
 }
 
 func TestDateCache(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 21, 2, 10, 44, 100, time.FixedZone("CET", 3600))
 	d := dateCache{now: func() time.Time { return now }}
 	if got := d.get(); got != "Sat, 21 Nov 2026 01:10:44 GMT" {
@@ -75,6 +77,7 @@ func TestDateCache(t *testing.T) {
 }
 
 func TestTransportRefusesRemoteAddresses(t *testing.T) {
+	t.Parallel()
 	// The dialer's check runs before connect, so no packet leaves the host.
 	client := &http.Client{Transport: newTransport(1, false), Timeout: 5 * time.Second}
 	for _, target := range []string{"http://192.0.2.1:9/", "http://[2001:db8::1]:9/"} {

@@ -19,5 +19,6 @@
 // is already running instead. When the server cannot start for a reason the
 // user can fix by installing something, the tests that need it are skipped
 // with a loud message saying how, except when CI is set: then they fail, so
-// CI never passes by skipping.
+// CI never passes by skipping. Under go test -short (make check) the
+// harnesses skip before starting anything, through SkipShort.
 package localproc

@@ -84,16 +84,17 @@ func flakyRun() int {
 	return strings.Count(string(b), "\n")
 }
 
-// helperSpec runs this test binary as a child in mode. The child inherits
-// the environment, so t.Setenv of envHelperMode selects the mode.
+// helperSpec runs this test binary as a child in mode, which its
+// environment's envHelperMode selects (in the Spec, not by t.Setenv, so
+// that the tests can run in parallel).
 func helperSpec(t *testing.T, mode string) Spec {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(envHelperMode, mode)
 	return Spec{
+		Env:            append(os.Environ(), envHelperMode+"="+mode),
 		Name:           "Helper",
 		ErrPrefix:      "helpertest",
 		Program:        exe,

@@ -15,6 +15,7 @@ import (
 )
 
 func TestStartServes(t *testing.T) {
+	t.Parallel()
 	p, err := Start(t.Context(), helperSpec(t, modeServe))
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -53,6 +54,7 @@ func TestStartServes(t *testing.T) {
 }
 
 func TestStopIsIdempotent(t *testing.T) {
+	t.Parallel()
 	p, err := Start(t.Context(), helperSpec(t, modeServe))
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -74,6 +76,7 @@ func TestStopIsIdempotent(t *testing.T) {
 }
 
 func TestDoneWhenTheServerDies(t *testing.T) {
+	t.Parallel()
 	p, err := Start(t.Context(), helperSpec(t, modeServe))
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -90,6 +93,7 @@ func TestDoneWhenTheServerDies(t *testing.T) {
 }
 
 func TestStartEarlyExit(t *testing.T) {
+	t.Parallel()
 	_, err := Start(t.Context(), helperSpec(t, modeExit))
 	if err == nil {
 		t.Fatal("Start succeeded with a server that exits at once")
@@ -106,9 +110,10 @@ func TestStartEarlyExit(t *testing.T) {
 }
 
 func TestStartRetriesAnotherPort(t *testing.T) {
+	t.Parallel()
 	spec := helperSpec(t, modeFlaky)
 	counter := filepath.Join(t.TempDir(), "runs")
-	t.Setenv(envHelperCounter, counter)
+	spec.Env = append(spec.Env, envHelperCounter+"="+counter)
 	p, err := Start(t.Context(), spec)
 	if err != nil {
 		t.Fatalf("Start: %v (the third attempt should serve)", err)
@@ -120,6 +125,7 @@ func TestStartRetriesAnotherPort(t *testing.T) {
 }
 
 func TestStartTimeout(t *testing.T) {
+	t.Parallel()
 	spec := helperSpec(t, modeSilent)
 	spec.StartTimeout = 500 * time.Millisecond
 	begin := time.Now()
@@ -133,6 +139,7 @@ func TestStartTimeout(t *testing.T) {
 }
 
 func TestStartCanceled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := Start(ctx, helperSpec(t, modeSilent))
@@ -142,6 +149,7 @@ func TestStartCanceled(t *testing.T) {
 }
 
 func TestStartErrors(t *testing.T) {
+	t.Parallel()
 	valid := func() Spec {
 		return Spec{Name: "X", ErrPrefix: "x", Program: "/bin/true", Args: func(int) []string { return nil }}
 	}
@@ -169,6 +177,7 @@ func TestStartErrors(t *testing.T) {
 }
 
 func TestFreePort(t *testing.T) {
+	t.Parallel()
 	port, err := FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +188,7 @@ func TestFreePort(t *testing.T) {
 }
 
 func TestTailBuffer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		writes []string

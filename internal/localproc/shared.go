@@ -94,3 +94,15 @@ func (s *Shared) Close() {
 		stop()
 	}
 }
+
+// SkipShort skips t under go test -short, the mode of make check, which
+// runs only what needs Go alone: a test of a server or tool from outside Go
+// (DynamoDB Local, Azurite, Chromium, the Azure CLI, ...) skips there even
+// when the tool is installed and CI is set. make test runs without -short,
+// and there a missing tool still fails under CI.
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("needs %s: skipped under -short (make check); make test runs it", what)
+	}
+}

@@ -109,6 +109,7 @@ func TestSharedEnvEndpoint(t *testing.T) {
 }
 
 func TestSharedCloseWithoutStart(t *testing.T) {
+	t.Parallel()
 	f := &fakeServer{}
 	newShared(f).Close()
 	if f.starts != 0 || f.stops != 0 {
@@ -199,4 +200,22 @@ func checkContains(t *testing.T, what, got string, want []string) {
 			t.Errorf("%s %q does not contain %q", what, got, w)
 		}
 	}
+}
+
+// TestSkipShort: under -short (make check) a test of an outside tool
+// skips, naming the tool; otherwise SkipShort lets it run.
+func TestSkipShort(t *testing.T) {
+	t.Parallel()
+	tb := &recordingTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		SkipShort(tb, "Widget Server")
+	}()
+	<-done
+	if !testing.Short() {
+		checkContains(t, "skip message", tb.skipped, nil)
+		return
+	}
+	checkContains(t, "skip message", tb.skipped, []string{"needs Widget Server", "-short"})
 }

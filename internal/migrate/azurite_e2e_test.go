@@ -80,6 +80,7 @@ func azuriteSized(es []*model.Entity) []*model.Entity {
 var tableCounter atomic.Int64
 
 func TestMigrateFromAzurite(t *testing.T) {
+	t.Parallel()
 	cs := azurite.ConnectionString(t)
 	// Azurite is shared by the test binary: unique table names.
 	suffix := fmt.Sprint(tableCounter.Add(1))

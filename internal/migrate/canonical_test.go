@@ -11,6 +11,7 @@ import (
 )
 
 func TestCanonicalDistinguishes(t *testing.T) {
+	t.Parallel()
 	base := func() *model.Entity {
 		return &model.Entity{PartitionKey: "p", RowKey: "r", Properties: map[string]edm.Value{"A": edm.NewInt32(1)}}
 	}
@@ -46,6 +47,7 @@ func TestCanonicalDistinguishes(t *testing.T) {
 }
 
 func TestCanonicalIgnoresTimestampAndOrder(t *testing.T) {
+	t.Parallel()
 	a := &model.Entity{PartitionKey: "p", RowKey: "r", Timestamp: time.Unix(1, 0), Properties: map[string]edm.Value{"A": edm.NewInt32(1), "B": edm.NewString("x")}}
 	b := &model.Entity{PartitionKey: "p", RowKey: "r", Timestamp: time.Unix(2, 0), Properties: map[string]edm.Value{"B": edm.NewString("x"), "A": edm.NewInt32(1)}}
 	if !bytes.Equal(appendCanonical(nil, a), appendCanonical(nil, b)) {
@@ -59,6 +61,7 @@ func TestCanonicalIgnoresTimestampAndOrder(t *testing.T) {
 }
 
 func TestDigestAddCarries(t *testing.T) {
+	t.Parallel()
 	d := digest{hi: 1, lo: math.MaxUint64}.add(digest{lo: 1})
 	if d != (digest{hi: 2, lo: 0}) {
 		t.Fatalf("add = %+v", d)
@@ -70,6 +73,7 @@ func TestDigestAddCarries(t *testing.T) {
 }
 
 func TestKeyBucket(t *testing.T) {
+	t.Parallel()
 	if keyBucket("a", "bc", 1<<16) == keyBucket("ab", "c", 1<<16) {
 		// Not impossible in principle, but these two must not collide
 		// through the separator.

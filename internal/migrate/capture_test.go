@@ -6,6 +6,7 @@ import (
 )
 
 func TestSplitValue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		in      string
@@ -53,6 +54,7 @@ func TestSplitValue(t *testing.T) {
 }
 
 func TestDecodePage(t *testing.T) {
+	t.Parallel()
 	t.Run("entities", func(t *testing.T) {
 		es, err := decodePage([]byte(`{"value":[{"PartitionKey":"a","RowKey":"1","X":1.0},{"PartitionKey":"a","RowKey":"2"}]}`))
 		if err != nil || len(es) != 2 || es[1].RowKey != "2" {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheckpointRoundTrip(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "cp.json")
 	cp := &Checkpoint{Version: checkpointVersion, Source: "src", Dest: "dst", KeepTimestamp: "Ts", Tables: []*TableState{{
 		Source: "Orders", Dest: "Orders2", Total: 10,
@@ -42,6 +43,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 }
 
 func TestLoadCheckpointErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	t.Run("missing file is no checkpoint", func(t *testing.T) {
 		cp, err := LoadCheckpoint(filepath.Join(dir, "none.json"))
@@ -71,6 +73,7 @@ func TestLoadCheckpointErrors(t *testing.T) {
 }
 
 func TestCheckpointFileWritesPeriodicallyAndOnlyWhenDirty(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "cp.json")
 	f := newCheckpointFile(path, &Checkpoint{Version: checkpointVersion}, 10*time.Millisecond)
 	f.update(func(cp *Checkpoint) { cp.Source = "a" })
@@ -108,6 +111,7 @@ func TestCheckpointFileWritesPeriodicallyAndOnlyWhenDirty(t *testing.T) {
 }
 
 func TestCheckpointFileWithoutPath(t *testing.T) {
+	t.Parallel()
 	f := newCheckpointFile("", &Checkpoint{}, time.Millisecond)
 	f.update(func(cp *Checkpoint) { cp.Source = "x" })
 	if err := f.Close(); err != nil {
@@ -116,6 +120,7 @@ func TestCheckpointFileWithoutPath(t *testing.T) {
 }
 
 func TestCheckpointWriteFailureIsReported(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "missing-dir", "cp.json")
 	f := newCheckpointFile(path, &Checkpoint{}, 0)
 	f.update(func(cp *Checkpoint) { cp.Source = "x" })
@@ -125,6 +130,7 @@ func TestCheckpointWriteFailureIsReported(t *testing.T) {
 }
 
 func TestWriteFileAtomicReplaces(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "f")
 	for _, content := range []string{"first", "second, longer"} {
 		if err := writeFileAtomic(path, []byte(content)); err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPartitionChunks(t *testing.T) {
+	t.Parallel()
 	var es []*model.Entity
 	add := func(pk string, n int) {
 		for i := range n {
@@ -39,6 +40,7 @@ func TestPartitionChunks(t *testing.T) {
 }
 
 func TestTransactionKeys(t *testing.T) {
+	t.Parallel()
 	e := &model.Entity{PartitionKey: "it's", RowKey: "a''b"}
 	got := transactionKeys(e, false)
 	if got.PartitionKey != "it''s" || got.RowKey != "a''''b" || e.PartitionKey != "it's" {
@@ -55,6 +57,7 @@ func TestTransactionKeys(t *testing.T) {
 }
 
 func TestRestoreEmptyPartitionKeyInBodyKeepsDeclaredLengths(t *testing.T) {
+	t.Parallel()
 	body := `{"PartitionKey":"` + emptyPartitionKeyPlaceholder + `","RowKey":"r"}`
 	op := "PUT http://h/t(PartitionKey='" + emptyPartitionKeyPlaceholder + "',RowKey='r') HTTP/1.1\r\n" +
 		"Accept: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\nContent-Type: application/json\r\n\r\n" + body

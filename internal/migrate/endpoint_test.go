@@ -6,6 +6,7 @@ import (
 )
 
 func TestOpenEndpoint(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, spec         string
 		wantURL, wantTable string

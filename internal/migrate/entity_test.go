@@ -56,6 +56,7 @@ func sameEntity(t *testing.T, want, got *model.Entity) {
 }
 
 func TestAppendEntityJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	ts := time.Date(2023, 1, 2, 3, 4, 5, 600, time.UTC)
 	e := &model.Entity{PartitionKey: "pk 'q'", RowKey: "", Timestamp: ts, Properties: edgeValues()}
 	t.Run("through DecodeEntity", func(t *testing.T) {
@@ -118,6 +119,7 @@ func TestAppendEntityJSONRoundTrip(t *testing.T) {
 }
 
 func TestDecodeEntity(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		in      string
@@ -169,6 +171,7 @@ func TestDecodeEntity(t *testing.T) {
 }
 
 func TestKeepTimestamp(t *testing.T) {
+	t.Parallel()
 	ts := time.Date(2020, 5, 6, 7, 8, 9, 1234500, time.UTC)
 	t.Run("adds the property", func(t *testing.T) {
 		e := &model.Entity{PartitionKey: "p", RowKey: "r", Timestamp: ts, Properties: map[string]edm.Value{}}
@@ -200,6 +203,7 @@ func TestKeepTimestamp(t *testing.T) {
 }
 
 func TestValidateKeepTimestamp(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		ok   bool

@@ -14,6 +14,7 @@ import (
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	tables := map[string][]*model.Entity{"Edges": edgeEntities(t), "Orders": bulkEntities(2500, 5)}
 	for name, es := range tables {
@@ -79,6 +80,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestImportResumesFromAnOffset(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	want := bulkEntities(1000, 4)
 	seed(t, src.Store, "Orders", want)
@@ -121,6 +123,7 @@ func TestImportResumesFromAnOffset(t *testing.T) {
 }
 
 func TestNewFileSourceRejectsNonExports(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.ndjson")
 	writeFile(t, path, `{"PartitionKey":"p","RowKey":"r"}`+"\n")
 	if _, err := migrate.NewFileSource([]string{path}); err == nil || !strings.Contains(err.Error(), "header") {

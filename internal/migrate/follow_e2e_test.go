@@ -264,6 +264,7 @@ func testFollow(t *testing.T, sourceCS string, dest func(t *testing.T) migrate.D
 }
 
 func TestFollowFromAzurite(t *testing.T) {
+	t.Parallel()
 	cs := azurite.ConnectionString(t)
 	t.Run("to a bolt store", func(t *testing.T) {
 		testFollow(t, cs, func(t *testing.T) migrate.Dest { return storeIO(t, openBolt(t)) })
@@ -284,11 +285,13 @@ func TestFollowFromAzurite(t *testing.T) {
 // A tablebridge endpoint as source and as destination: the Timestamp
 // filter through tablebridge's own $filter, deletes through its REST API.
 func TestFollowTablebridgeEndpoints(t *testing.T) {
+	t.Parallel()
 	src, dst := testserver.New(t), testserver.New(t)
 	testFollow(t, src.ConnectionString(), func(t *testing.T) migrate.Dest { return openEndpoint(t, dst.ConnectionString()) })
 }
 
 func TestFollowRejects(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(10, 2))
 	ep := openEndpoint(t, src.ConnectionString())
@@ -317,6 +320,7 @@ type writeOnly struct{ migrate.Dest }
 // interrupts it, as a cancelled context does, and the checkpoint resumes
 // it; the follow then starts from the time the copy first began.
 func TestFollowStopDuringBulkCopy(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(500, 5))
 	dest := storeIO(t, openBolt(t))
@@ -354,6 +358,7 @@ func TestFollowStopDuringBulkCopy(t *testing.T) {
 // PartitionKey and quotes included, and take an entity that is already
 // gone as deleted.
 func TestDestDelete(t *testing.T) {
+	t.Parallel()
 	srv := testserver.New(t)
 	for name, dest := range map[string]migrate.Dest{
 		"endpoint": openEndpoint(t, srv.ConnectionString()),

@@ -26,6 +26,7 @@ func (f *fakeTime) limiter(rate float64) *limiter {
 }
 
 func TestLimiter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("unlimited never waits", func(t *testing.T) {
 		f := &fakeTime{now: time.Unix(0, 0)}

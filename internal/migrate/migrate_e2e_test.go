@@ -113,6 +113,7 @@ func verifyClean(t testing.TB, opts migrate.VerifyOptions) {
 }
 
 func TestMigrateEndpointToEndpoint(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	dst := testserver.New(t)
 	cp := filepath.Join(t.TempDir(), "cp.json")
@@ -163,6 +164,7 @@ func TestMigrateEndpointToEndpoint(t *testing.T) {
 }
 
 func TestMigrateEndpointToBolt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	dest := openBolt(t)
 	src := openEndpoint(t, f.src.ConnectionString())
@@ -175,6 +177,7 @@ func TestMigrateEndpointToBolt(t *testing.T) {
 }
 
 func TestMigrateEndpointToDynamoDB(t *testing.T) {
+	t.Parallel()
 	client := dynamolocal.Client(t, func(o *dynamodb.Options) {})
 	ctx := ctxFor(t)
 	dest, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: dynamolocal.UniqueName("mig")})
@@ -199,6 +202,7 @@ func TestMigrateEndpointToDynamoDB(t *testing.T) {
 }
 
 func TestMigrateSASSources(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	want := bulkEntities(300, 4)
 	seed(t, src.Store, "Orders", want)
@@ -242,6 +246,7 @@ func TestMigrateSASSources(t *testing.T) {
 }
 
 func TestMigrateDryRun(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(1500, 3))
 	dst := testserver.New(t)
@@ -272,6 +277,7 @@ func TestMigrateDryRun(t *testing.T) {
 }
 
 func TestMigrateKeepTimestamp(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	want := bulkEntities(50, 2)
 	seed(t, src.Store, "Orders", want)
@@ -305,6 +311,7 @@ func TestMigrateKeepTimestamp(t *testing.T) {
 }
 
 func TestMigrateRejects(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(3, 1))
 	seed(t, src.Store, "Users", bulkEntities(3, 1))

@@ -49,6 +49,7 @@ func writeExport(t *testing.T, table string, es []*model.Entity) []byte {
 }
 
 func TestExportFormat(t *testing.T) {
+	t.Parallel()
 	data := writeExport(t, "Orders", exportEntities(2))
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	if len(lines) != 3 {
@@ -63,6 +64,7 @@ func TestExportFormat(t *testing.T) {
 }
 
 func TestExportReaderRoundTrip(t *testing.T) {
+	t.Parallel()
 	want := exportEntities(30)
 	plain := writeExport(t, "Orders", want)
 	var zipped bytes.Buffer
@@ -100,6 +102,7 @@ func TestExportReaderRoundTrip(t *testing.T) {
 }
 
 func TestExportReaderErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, wantErr string }{
 		{"empty", "", "no header"},
 		{"not json", "hello\n", "not a tablebridge-ndjson header"},
@@ -132,6 +135,7 @@ func TestExportReaderErrors(t *testing.T) {
 }
 
 func TestFileSource(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	orders, users := exportEntities(25), exportEntities(3)
 	pathOrders := filepath.Join(dir, "orders.ndjson")

@@ -31,6 +31,7 @@ type shownProgress struct{ migrate.NoProgress }
 // TestCountOnlyForShownProgress: export and verify count a table keys-only
 // for the progress total, and only when progress is shown.
 func TestCountOnlyForShownProgress(t *testing.T) {
+	t.Parallel()
 	ctx := ctxFor(t)
 	sio := storeIO(t, openBolt(t))
 	if err := sio.EnsureTable(ctx, "Counted"); err != nil {

@@ -28,6 +28,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestLogProgress(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	p := NewLogProgress(&out, time.Hour)
 	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -59,6 +60,7 @@ func TestLogProgress(t *testing.T) {
 }
 
 func TestBarProgress(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	p := NewBarProgress(&out, func() int { return 100 })
 	p.Begin("Orders", "copying", 100, 0)
@@ -99,6 +101,7 @@ func TestBarProgress(t *testing.T) {
 }
 
 func TestFit(t *testing.T) {
+	t.Parallel()
 	if got := fit("héllo world", 6); got != "héllo" {
 		t.Fatalf("fit = %q", got)
 	}
@@ -108,6 +111,7 @@ func TestFit(t *testing.T) {
 }
 
 func TestNoProgress(t *testing.T) {
+	t.Parallel()
 	var p Progress = NoProgress{}
 	p.Begin("a", "b", 1, 0)
 	p.Add("a", 1)

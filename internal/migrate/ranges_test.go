@@ -12,6 +12,7 @@ import (
 )
 
 func TestRangeFilter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		r    Range
 		want string
@@ -31,6 +32,7 @@ func TestRangeFilter(t *testing.T) {
 }
 
 func TestRangeContainsAndKeyRange(t *testing.T) {
+	t.Parallel()
 	r := Range{Lower: "b", Upper: "d"}
 	for pk, want := range map[string]bool{"a": false, "b": true, "c": true, "czz": true, "d": false, "e": false} {
 		if r.Contains(pk) != want {
@@ -50,6 +52,7 @@ func TestRangeContainsAndKeyRange(t *testing.T) {
 }
 
 func TestRangesFromCoverEverything(t *testing.T) {
+	t.Parallel()
 	ranges := rangesFrom([]string{"f", "m", "t"})
 	want := []Range{{Lower: "", Upper: "f"}, {Lower: "f", Upper: "m"}, {Lower: "m", Upper: "t"}, {Lower: "t"}}
 	if !slices.Equal(ranges, want) {
@@ -72,6 +75,7 @@ func TestRangesFromCoverEverything(t *testing.T) {
 }
 
 func TestUTF16Less(t *testing.T) {
+	t.Parallel()
 	// U+FF01 and U+1F600: code point order says FF01 first; UTF-16 code
 	// units (FF01 vs D83D DE00) say the emoji first.
 	if !("\uFF01" < "\U0001F600") || utf16Less("\uFF01", "\U0001F600") || !utf16Less("\U0001F600", "\uFF01") {
@@ -89,6 +93,7 @@ func TestUTF16Less(t *testing.T) {
 }
 
 func TestSamplerSplits(t *testing.T) {
+	t.Parallel()
 	t.Run("even quantiles of sorted input", func(t *testing.T) {
 		s := newSampler(64)
 		for i := range 10000 {
@@ -183,6 +188,7 @@ func (p *pagedSource) ReadPage(_ context.Context, _ string, req PageRequest) (Pa
 }
 
 func TestDiscover(t *testing.T) {
+	t.Parallel()
 	var keys []string
 	for i := range 9000 {
 		keys = append(keys, fmt.Sprintf("p%03d", i/10))

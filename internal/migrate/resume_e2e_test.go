@@ -123,6 +123,7 @@ func (d *cancellingDest) Upsert(ctx context.Context, table string, entities []*m
 }
 
 func TestMigrateResumesAfterInterruption(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	tables := map[string][]*model.Entity{
 		"Orders": bulkEntities(3000, 30),
@@ -200,6 +201,7 @@ func TestMigrateResumesAfterInterruption(t *testing.T) {
 }
 
 func TestMigrateResumesAfterInterruptedDiscovery(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	want := bulkEntities(2000, 20)
 	seed(t, src.Store, "Orders", want)
@@ -256,6 +258,7 @@ func (d *flakyDest) Upsert(ctx context.Context, table string, entities []*model.
 }
 
 func TestMigrateWriteFailures(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	want := bulkEntities(1000, 10)
 	seed(t, src.Store, "Orders", want)

@@ -35,6 +35,7 @@ func responseErr(t *testing.T, status int, code, body string) error {
 const batchFailure = "--batchresponse_1\r\nContent-Type: multipart/mixed; boundary=changesetresponse_1\r\n\r\n--changesetresponse_1\r\nContent-Type: application/http\r\n\r\nHTTP/1.1 %d %s\r\nContent-Type: application/json\r\n\r\n{\"odata.error\":{\"code\":\"%s\",\"message\":{\"lang\":\"en-US\",\"value\":\"0:x\"}}}\r\n--changesetresponse_1--\r\n--batchresponse_1--\r\n"
 
 func TestRetryable(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  error
@@ -74,6 +75,7 @@ func TestRetryable(t *testing.T) {
 }
 
 func TestInnerFailure(t *testing.T) {
+	t.Parallel()
 	err := responseErr(t, 202, "", fmt.Sprintf(batchFailure, 409, "Conflict", "EntityAlreadyExists"))
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
@@ -88,6 +90,7 @@ func TestInnerFailure(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fast := Backoff{Attempts: 4, Base: time.Microsecond, Max: time.Millisecond}
 	t.Run("retries transient errors then succeeds", func(t *testing.T) {
@@ -167,6 +170,7 @@ func (s *flakySource) ReadPage(_ context.Context, table string, req PageRequest)
 }
 
 func TestBackoffReadPage(t *testing.T) {
+	t.Parallel()
 	fast := Backoff{Attempts: 4, Base: time.Microsecond, Max: time.Millisecond}
 	src := &flakySource{failures: 2}
 	page, err := fast.readPage(context.Background(), src, "Orders", PageRequest{Top: 7})

@@ -25,6 +25,7 @@ func (listSource) SplitsRanges() bool { return false }
 func (listSource) Describe() string   { return "list source" }
 
 func TestSelectTables(t *testing.T) {
+	t.Parallel()
 	errList := &azcore.ResponseError{StatusCode: http.StatusForbidden, ErrorCode: "AuthorizationPermissionMismatch"}
 	errDown := errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
 	tests := []struct {

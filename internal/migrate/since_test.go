@@ -16,6 +16,7 @@ import (
 // (Timestamp ge) or, for Cosmos DB's Table API, which blocks Timestamp
 // queries, the client does; a store source keeps the same ones.
 func TestReadPageSince(t *testing.T) {
+	t.Parallel()
 	// Near the real time: the server checks request dates against its
 	// clock.
 	t0 := time.Now().UTC().Truncate(time.Second)

@@ -70,6 +70,7 @@ func (p *throttlingProxy) connectionString() string {
 }
 
 func TestMigrateThroughThrottling(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	want := bulkEntities(2000, 40)
 	seed(t, src.Store, "Orders", want)

@@ -36,6 +36,7 @@ func changed(t *testing.T, st store.Store, table, pk, rk string, change func(e *
 }
 
 func TestVerifyFindsEveryDifference(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(600, 6))
 	seed(t, src.Store, "Edges", edgeEntities(t))
@@ -135,6 +136,7 @@ func TestVerifyFindsEveryDifference(t *testing.T) {
 }
 
 func TestVerifyMatchesAcrossOrders(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	want := bulkEntities(900, 9)
 	seed(t, src.Store, "Orders", want)
@@ -159,6 +161,7 @@ func (r reversed) ReadPage(ctx context.Context, table string, req migrate.PageRe
 }
 
 func TestVerifyErrors(t *testing.T) {
+	t.Parallel()
 	src := testserver.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(3, 1))
 	srcEP := openEndpoint(t, src.ConnectionString())
@@ -179,6 +182,7 @@ func TestVerifyErrors(t *testing.T) {
 }
 
 func TestDifferenceString(t *testing.T) {
+	t.Parallel()
 	nan := edm.NewDouble(math.NaN())
 	long := edm.NewString(strings.Repeat("x", 200))
 	tests := []struct {

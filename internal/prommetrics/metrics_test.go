@@ -34,6 +34,7 @@ func scrape(t *testing.T, m *prommetrics.Metrics) string {
 // TestExposition: each observation lands in its series, labelled as the
 // docs/serve.md documents them.
 func TestExposition(t *testing.T) {
+	t.Parallel()
 	m := prommetrics.New()
 	m.ObserveRequest(httpapi.RequestStats{Operation: "InsertEntity", Account: "devstoreaccount1", Status: 201,
 		Duration: 2 * time.Millisecond, BytesIn: 100, BytesOut: 300})

@@ -18,6 +18,7 @@ import (
 // observer) and checks what /metrics then shows. With TABLEBRIDGE_METRICS_OUT
 // set, it writes the exposition there (docs/serve.md's excerpt comes from it).
 func TestSDKSuiteMetrics(t *testing.T) {
+	t.Parallel()
 	m := prommetrics.New()
 	t.Run("suite", func(t *testing.T) {
 		testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server {

@@ -9,5 +9,6 @@
 // Tools the tests drive are found with Require, which skips a test loudly
 // on a developer machine when a tool is missing and fails it when CI is set
 // (localproc.EnvCI), naming the install script, as the DynamoDB Local and
-// Azurite harnesses do.
+// Azurite harnesses do; under go test -short (make check) it skips without
+// looking.
 package serveproc

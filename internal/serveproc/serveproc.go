@@ -164,9 +164,11 @@ func Start(t testing.TB, store string, opts ...Option) *Server {
 // Require returns the first of candidates (names or paths; empty ones are
 // ignored) that is an executable check accepts (for example: a Python
 // module imports; check may be nil), or stops the test: skipped loudly,
-// naming hint, on a developer machine, failed when CI is set.
+// naming hint, on a developer machine, failed when CI is set. Under go
+// test -short it skips the test without looking (localproc.SkipShort).
 func Require(t testing.TB, what, hint string, check func(path string) error, candidates ...string) string {
 	t.Helper()
+	localproc.SkipShort(t, what)
 	var problems []string
 	for _, c := range candidates {
 		if c == "" {

@@ -13,6 +13,7 @@ import (
 var validTableName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{2,62}$`)
 
 func TestTableName(t *testing.T) {
+	t.Parallel()
 	seen := map[string]string{}
 	for _, name := range []string{"", "a", "A/b_1", "Ab1", "ab1", strings.Repeat("x", 200), strings.Repeat("x", 199) + "y", "日本語", "1leading"} {
 		t.Run(name, func(t *testing.T) {
@@ -36,6 +37,7 @@ func TestTableName(t *testing.T) {
 }
 
 func TestOptionsRefuseNil(t *testing.T) {
+	t.Parallel()
 	var c config
 	for name, opt := range map[string]Option{
 		"WithStore(nil)":         WithStore(nil),
@@ -49,6 +51,7 @@ func TestOptionsRefuseNil(t *testing.T) {
 }
 
 func TestServer(t *testing.T) {
+	t.Parallel()
 	second := auth.Account{Name: "otheracct", Keys: [][]byte{[]byte("key-one"), []byte("key-two")}}
 	// A frozen clock near the real one: the SDK dates its requests with
 	// the real clock, and the verifier allows 15 minutes either way.

@@ -8,6 +8,7 @@ import (
 )
 
 func TestEveryCodeHasStatusAndMessage(t *testing.T) {
+	t.Parallel()
 	for _, c := range Codes() {
 		t.Run(string(c), func(t *testing.T) {
 			if s := c.Status(); s < 400 || s > 599 {
@@ -21,6 +22,7 @@ func TestEveryCodeHasStatusAndMessage(t *testing.T) {
 }
 
 func TestStatusesOfTableCodes(t *testing.T) {
+	t.Parallel()
 	// The statuses PROTOCOL.md lists from the Table service error codes page.
 	want := map[Code]int{
 		TableAlreadyExists: 409, TableBeingDeleted: 409, TableNotFound: 404, ResourceNotFound: 404,
@@ -44,6 +46,7 @@ func TestStatusesOfTableCodes(t *testing.T) {
 }
 
 func TestErrorText(t *testing.T) {
+	t.Parallel()
 	e := Newf(InvalidInput, "detail %d", 1)
 	if got, want := e.Text(), InvalidInput.Message()+"\ndetail 1"; got != want {
 		t.Errorf("Text() = %q, want %q", got, want)

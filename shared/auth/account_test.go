@@ -11,6 +11,7 @@ import (
 )
 
 func TestDevStoreAccount(t *testing.T) {
+	t.Parallel()
 	a := auth.DevStoreAccount()
 	if a.Name != "devstoreaccount1" || len(a.Keys) != 1 || len(a.Keys[0]) != 64 {
 		t.Fatalf("DevStoreAccount = %q with %d keys", a.Name, len(a.Keys))
@@ -21,6 +22,7 @@ func TestDevStoreAccount(t *testing.T) {
 }
 
 func TestParseAccountFlag(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		in      string
@@ -58,6 +60,7 @@ func TestParseAccountFlag(t *testing.T) {
 }
 
 func TestAccountListFlag(t *testing.T) {
+	t.Parallel()
 	var l auth.AccountList
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(&bytes.Buffer{})
@@ -92,6 +95,7 @@ func TestAccountListFlag(t *testing.T) {
 }
 
 func TestNewVerifierRefusesBadAccounts(t *testing.T) {
+	t.Parallel()
 	key := []byte("k")
 	tests := []struct {
 		name     string
@@ -114,6 +118,7 @@ func TestNewVerifierRefusesBadAccounts(t *testing.T) {
 }
 
 func TestAccountName(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	for name, want := range map[string]string{"devstoreaccount1": "devstoreaccount1", "DevStoreAccount1": "devstoreaccount1",
 		"DEVSTOREACCOUNT1": "devstoreaccount1", "otheraccount": "otheraccount", "Tables": "", "": ""} {
@@ -124,6 +129,7 @@ func TestAccountName(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	if auth.SchemeSharedKeyLite.String() != "SharedKeyLite" || auth.SchemeTableSAS.String() != "TableSAS" ||
 		auth.SchemeSharedKey.String() != "SharedKey" || auth.SchemeAccountSAS.String() != "AccountSAS" || auth.Scheme(0).String() != "Unknown" {
 		t.Error("Scheme names")

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseConnectionString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		want     ConnectionString

@@ -14,6 +14,7 @@ import (
 )
 
 func TestTableSASKeyRanges(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	type ent struct {
 		pk, rk string
@@ -97,6 +98,7 @@ func printRange(kr model.KeyRange, ok bool) string {
 }
 
 func TestStoredAccessPolicies(t *testing.T) {
+	t.Parallel()
 	store := &policyStore{byTable: map[string][]model.SignedIdentifier{
 		"MyTable": {
 			{ID: "full", Start: hourAgo, Expiry: inAnHour, Permission: "raud"},
@@ -169,6 +171,7 @@ func TestStoredAccessPolicies(t *testing.T) {
 }
 
 func TestStoredPolicyLookupErrorKeepsCause(t *testing.T) {
+	t.Parallel()
 	store := &policyStore{err: errStoreDown}
 	v := newVerifier(t, store.lookup)
 	q := tableSAS(t, devKey(t), auth.TableSASValues{Identifier: "p"})
@@ -180,6 +183,7 @@ func TestStoredPolicyLookupErrorKeepsCause(t *testing.T) {
 }
 
 func TestStoredPolicyNotLookedUpForForgedTokens(t *testing.T) {
+	t.Parallel()
 	store := &policyStore{}
 	v := newVerifier(t, store.lookup)
 	q := tableSAS(t, mustKey(t, otherKeyB64), auth.TableSASValues{Identifier: "p"})

@@ -16,6 +16,7 @@ import (
 // TestSASVectors checks tokens whose signatures were computed with openssl
 // over the documented strings-to-sign.
 func TestSASVectors(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	tests := []struct {
 		name   string
@@ -87,6 +88,7 @@ var (
 )
 
 func TestAccountSASRefusals(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	key := devKey(t)
 	tests := []struct {
@@ -157,6 +159,7 @@ func TestAccountSASRefusals(t *testing.T) {
 }
 
 func TestAccountSASAccepted(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	tests := []struct {
 		name string
@@ -221,6 +224,7 @@ func resignAccount(t *testing.T, q url.Values, field, value string) url.Values {
 }
 
 func TestAccountSASNineFieldFormWithNewVersion(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	q := url.Values{"sv": {"2021-08-06"}, "ss": {"t"}, "srt": {"o"}, "sp": {"r"}, "se": {"2006-01-02T16:00:00Z"}}
 	sts := strings.Join([]string{devAccount, "r", "t", "o", "", "2006-01-02T16:00:00Z", "", "", "2021-08-06"}, "\n") + "\n"
@@ -235,6 +239,7 @@ func TestAccountSASNineFieldFormWithNewVersion(t *testing.T) {
 }
 
 func TestAccountSASAuthorize(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	type check struct {
 		op   operation.Operation
@@ -319,6 +324,7 @@ func TestAccountSASAuthorize(t *testing.T) {
 }
 
 func TestTableSASRefusals(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	key := devKey(t)
 	tests := []struct {
@@ -399,6 +405,7 @@ func resignTable(t *testing.T, q url.Values, field, value string) url.Values {
 }
 
 func TestTableSASAuthorize(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	q := tableSAS(t, devKey(t), auth.TableSASValues{Table: "MyTable", Permissions: "ru", Expiry: inAnHour})
 	p, err := v.Authenticate(context.Background(), sasRequest("mytable", q))
@@ -466,6 +473,7 @@ func TestTableSASAuthorize(t *testing.T) {
 }
 
 func TestTableSASCaseOfTableName(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	// The JS SDK sends tn in its given case and signs it lower-case.
 	q := tableSAS(t, devKey(t), auth.TableSASValues{Table: "MyTable", Permissions: "r", Expiry: inAnHour})
@@ -484,6 +492,7 @@ func TestTableSASCaseOfTableName(t *testing.T) {
 }
 
 func TestSASBuildersRefuseBadInput(t *testing.T) {
+	t.Parallel()
 	key := devKey(t)
 	if _, err := auth.NewAccountSAS("", key, validAll); err == nil {
 		t.Error("account SAS without account accepted")

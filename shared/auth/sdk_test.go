@@ -238,6 +238,7 @@ func sdkCalls(t *testing.T, svc *aztables.ServiceClient, table string) []struct 
 // (aztables v1.4.1, SharedKeyLite) against the verifier, on a path-style
 // URL, with both account keys.
 func TestSDKSharedKeyLite(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	srv := newSDKServer(t, v, false)
 	for _, keyName := range []string{"first key", "second key"} {
@@ -274,6 +275,7 @@ func TestSDKSharedKeyLite(t *testing.T) {
 }
 
 func TestSDKSharedKeyLiteWrongKey(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	srv := newSDKServer(t, v, false)
 	cred, err := aztables.NewSharedKeyCredential(devAccount, otherKeyB64)
@@ -294,6 +296,7 @@ func TestSDKSharedKeyLiteWrongKey(t *testing.T) {
 // TestSDKAccountSAS uses ServiceClient.GetAccountSASURL, which always signs
 // spr=https, so the server speaks TLS.
 func TestSDKAccountSAS(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	srv := newSDKServer(t, v, true)
 	cred, err := aztables.NewSharedKeyCredential(devAccount, auth.DevStoreAccountKey)
@@ -394,6 +397,7 @@ func TestSDKAccountSAS(t *testing.T) {
 // allowed and adding answers AuthorizationPermissionMismatch, as the SDK's
 // own live test against Azure records.
 func TestSDKTableSAS(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	srv := newSDKServer(t, v, false)
 	cred, err := aztables.NewSharedKeyCredential(devAccount, auth.DevStoreAccountKey)
@@ -446,6 +450,7 @@ func TestSDKTableSAS(t *testing.T) {
 // key range of SASPermissions is signed but never put in the URL, so the
 // token cannot verify, here as on Azure.
 func TestSDKTableSASKeyRangeIsNotSent(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	cred, err := aztables.NewSharedKeyCredential(devAccount, auth.DevStoreAccountKey)
 	if err != nil {

@@ -21,6 +21,7 @@ const vectorDate = "Mon, 02 Jan 2006 15:04:05 GMT"
 // strings-to-sign with the devstoreaccount1 key), in the Python SDK's
 // SharedKey form and the Go/JS/.NET SharedKeyLite form.
 func TestSharedKeyVectors(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	tests := []struct {
 		name    string
@@ -138,6 +139,7 @@ func signedRequest(t *testing.T, scheme auth.Scheme, key []byte, method, rawURL 
 }
 
 func TestSharedKeyKeysAndDates(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	const u = "http://127.0.0.1:10002/devstoreaccount1/mytable(PartitionKey='a',RowKey='b')"
 	at := func(d time.Duration) string { return testNow.Add(d).Format(http.TimeFormat) }
@@ -177,6 +179,7 @@ func TestSharedKeyKeysAndDates(t *testing.T) {
 }
 
 func TestSharedKeyRefusals(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	const u = "http://127.0.0.1:10002/devstoreaccount1/mytable()?$filter=PartitionKey%20eq%20%27a%27"
 	base := func(t *testing.T) auth.Request {
@@ -232,6 +235,7 @@ func TestSharedKeyRefusals(t *testing.T) {
 }
 
 func TestSharedKeyMismatchNamesStringToSign(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	r := signedRequest(t, auth.SchemeSharedKeyLite, mustKey(t, otherKeyB64), http.MethodGet,
 		"http://h/devstoreaccount1/Tables?comp=x", testNow.Format(http.TimeFormat))
@@ -251,6 +255,7 @@ func TestSharedKeyMismatchNamesStringToSign(t *testing.T) {
 // same resource, is refused: accepting a decoded spelling would let the
 // signature of one entity's path authorize another's.
 func TestSharedKeyPathSpellings(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	key := devKey(t)
 	tests := []struct {
@@ -290,6 +295,7 @@ func TestSharedKeyPathSpellings(t *testing.T) {
 // accepted, and only spellings that decode back to it: a signature never
 // authorizes another entity.
 func TestSharedKeyDecodedPath(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	key := devKey(t)
 	tests := []struct {
@@ -328,6 +334,7 @@ func TestSharedKeyDecodedPath(t *testing.T) {
 }
 
 func TestSharedKeyPrincipalIsShared(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	r := signedRequest(t, auth.SchemeSharedKeyLite, devKey(t), http.MethodGet, "http://h/devstoreaccount1/Tables", testNow.Format(http.TimeFormat))
 	p1, err1 := v.Authenticate(context.Background(), r)
@@ -341,6 +348,7 @@ func TestSharedKeyPrincipalIsShared(t *testing.T) {
 }
 
 func TestSignersRefuseBadInput(t *testing.T) {
+	t.Parallel()
 	req, _ := http.NewRequest(http.MethodGet, "http://h/devstoreaccount1/Tables", nil)
 	if err := auth.SignSharedKeyLite(req, "", devKey(t)); err == nil {
 		t.Error("empty account accepted")
@@ -361,6 +369,7 @@ func TestSignersRefuseBadInput(t *testing.T) {
 }
 
 func TestSharedKeyCompPresenceAndPrecedence(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	tests := []struct {
 		name  string
@@ -407,6 +416,7 @@ func (n tokenNeverAsked) VerifyToken(context.Context, string, *auth.Request) (*a
 // a Shared Key header without credentials) where tokens are accepted, and
 // never reaches the token verifier.
 func TestBearerWithoutTokenRefusals(t *testing.T) {
+	t.Parallel()
 	dev := auth.DevStoreAccount()
 	v, err := auth.NewVerifier([]auth.Account{dev}, nil, auth.WithTokens(tokenNeverAsked{t}))
 	if err != nil {

@@ -78,6 +78,7 @@ func entityWirePath(table, pk, rk string, enc func(string) string) string {
 // and refused on every other, including other spellings of the same key
 // and paths whose decoded form is another path's wire form.
 func TestSharedKeyWirePathsNeverShareASignature(t *testing.T) {
+	t.Parallel()
 	v := newVerifier(t, nil)
 	key := devKey(t)
 	date := testNow.Format(http.TimeFormat)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestOperationAction(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		method  string
 		ifMatch string
@@ -40,6 +41,7 @@ func TestOperationAction(t *testing.T) {
 }
 
 func TestOperationErrorUnwraps(t *testing.T) {
+	t.Parallel()
 	op := batch.Operation{Index: 3, ContentID: "4"}
 	err := error(op.Fail(apierr.New(apierr.EntityAlreadyExists)))
 	apiErr, ok := apierr.As(err)

@@ -47,6 +47,7 @@ func TestHeaderFloodIsRefused(t *testing.T) {
 }
 
 func TestHeaderFieldsBound(t *testing.T) {
+	t.Parallel()
 	block := func(n int) string {
 		var b strings.Builder
 		for i := range n {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestSplitMultipart(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		body    string
@@ -69,6 +70,7 @@ func referenceFindDelimiter(body, delimiter string, from int) int {
 // from every offset of bodies that put delimiters, near misses, line
 // breaks and dashes at the start, the end and everywhere between.
 func TestFindDelimiterMatchesReference(t *testing.T) {
+	t.Parallel()
 	bodies := []string{
 		"", "--b", "--b--", "x--b", "\n--b", "\r\n--b", "--b\r\n", "--bb\n--b\n", "---b\n--b --\n",
 		"--b\r\nx\r\n--b\r\ny\r\n--b--\r\n",
@@ -103,6 +105,7 @@ func FuzzFindDelimiter(f *testing.F) {
 // values around the word size and compares validHeaderValue with the byte
 // table it speeds up.
 func TestValidHeaderValueEveryByte(t *testing.T) {
+	t.Parallel()
 	for size := 1; size <= 24; size++ {
 		for pos := range size {
 			for c := range 256 {
@@ -121,6 +124,7 @@ func TestValidHeaderValueEveryByte(t *testing.T) {
 // strings.Index for boundaries whose bytes repeat in the text, from every
 // offset, including a boundary longer than the 255 bytes a shift can hold.
 func TestDelimiterSearchMatchesIndex(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("ab-", 100)
 	for _, tc := range []struct{ boundary, body string }{
 		{"b", "--b\n--b\n-\n--\n--bb\n--b"},

@@ -58,6 +58,7 @@ func repeat(s string, n int) []string {
 // is rejected with a plain *apierr.Error; otherwise Parse must return an
 // *OperationError for that operation.
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tooMany := repeat(op(insertRequest), model.MaxBatchOperations+1)
 	tooManyWithGarbage := append([]string{}, tooMany...)
 	tooManyWithGarbage[50] = "garbage"
@@ -198,6 +199,7 @@ type failingReader struct{}
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
 
 func TestParseMaxBytesReader(t *testing.T) {
+	t.Parallel()
 	body := http.MaxBytesReader(nil, io.NopCloser(strings.NewReader(changesetBody(op(insertRequest)))), 10)
 	_, err := batch.Parse(testContentType, body)
 	apiErr, ok := apierr.As(err)
@@ -207,6 +209,7 @@ func TestParseMaxBytesReader(t *testing.T) {
 }
 
 func TestParseReadError(t *testing.T) {
+	t.Parallel()
 	_, err := batch.Parse(testContentType, failingReader{})
 	apiErr, ok := apierr.As(err)
 	if !ok || apiErr.Code != apierr.InvalidInput {
@@ -220,6 +223,7 @@ func TestParseReadError(t *testing.T) {
 // TestParseTolerances covers inputs that are odd but legal, or that real
 // clients send.
 func TestParseTolerances(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		contentType string
@@ -345,6 +349,7 @@ func repeatIndexed(format string, n int) []string {
 // azure-cosmosdb-table/tests/recordings), so it parses to a request of no
 // operations, and AppendResponse writes that answer.
 func TestParseEmptyChangeset(t *testing.T) {
+	t.Parallel()
 	req, err := batch.Parse("multipart/mixed; boundary=batch_b", strings.NewReader(changesetBody()))
 	if err != nil {
 		t.Fatalf("Parse: %v", err)

@@ -40,6 +40,7 @@ const (
 // .NET, Python and REST-reference ones are written from those sources.
 // Every fixture is parsed again with bare LF line endings.
 func TestParseSDKRequests(t *testing.T) {
+	t.Parallel()
 	etag := `W/"datetime'2024-12-23T09%3A20%3A10.1623783Z'"`
 	tests := []struct {
 		name        string
@@ -185,6 +186,7 @@ func TestParseSDKRequests(t *testing.T) {
 
 // TestParseHeaders checks the headers an executor reads off an operation.
 func TestParseHeaders(t *testing.T) {
+	t.Parallel()
 	req, err := batch.Parse("multipart/mixed; boundary=batch_fakeId", bytes.NewReader(readFixture(t, "js_create.request")))
 	if err != nil {
 		t.Fatal(err)
@@ -210,6 +212,7 @@ func TestParseHeaders(t *testing.T) {
 // parse, but each keeps a URL of its own, and the same origin-form path
 // under another Host header is another target.
 func TestParseRepeatedTargets(t *testing.T) {
+	t.Parallel()
 	part := func(target, host string) string {
 		return "--changeset_c\r\nContent-Type: application/http\r\n\r\n" +
 			"DELETE " + target + " HTTP/1.1\r\nHost: " + host + "\r\nIf-Match: *\r\n\r\n\r\n"

@@ -20,6 +20,7 @@ type onlyReader struct{ r io.Reader }
 func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 
 func TestReadBody(t *testing.T) {
+	t.Parallel()
 	body := changesetBody(op(insertRequest))
 	big := strings.Repeat("x", 200<<10) // longer than the first unknown-size buffer
 	tests := []struct {
@@ -66,6 +67,7 @@ func TestReadBody(t *testing.T) {
 // reused whatever it held, a smaller one is not touched, and the body read
 // is the same either way.
 func TestReadBodyInto(t *testing.T) {
+	t.Parallel()
 	body := changesetBody(op(insertRequest))
 	for _, tt := range []struct {
 		name   string
@@ -105,6 +107,7 @@ func (zeros) Read(p []byte) (int, error) {
 // TestParseBytesMatchesParse: both entry points give the same request, and
 // ParseBytes' bodies alias its input as documented.
 func TestParseBytesMatchesParse(t *testing.T) {
+	t.Parallel()
 	contentType, body := sdkBatch100()
 	fromReader, err := batch.Parse(contentType, bytes.NewReader(body))
 	if err != nil {
@@ -139,6 +142,7 @@ func isCode(err error, code apierr.Code) bool {
 // TestAppendMatchesWrite: the Append forms write the same bytes after
 // whatever dst holds, and leave dst alone on error.
 func TestAppendMatchesWrite(t *testing.T) {
+	t.Parallel()
 	parts := benchResponses()
 	prefix := []byte("prefix")
 	var written bytes.Buffer

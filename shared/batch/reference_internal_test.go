@@ -308,6 +308,7 @@ func differentialSeeds(t testing.TB) map[string][]byte {
 }
 
 func TestParseMatchesReference(t *testing.T) {
+	t.Parallel()
 	for name, body := range differentialSeeds(t) {
 		t.Run(name, func(t *testing.T) {
 			contentType := "multipart/mixed; boundary=batch_b"

@@ -36,6 +36,7 @@ func mustTime(t *testing.T, s string) time.Time {
 // captured from Azure in 2021) from the same ids, ETags and URLs, and
 // requires the same bytes.
 func TestWriteMatchesRecordedAzure(t *testing.T) {
+	t.Parallel()
 	const jsTable = "https://fakeaccountname.table.core.windows.net/batchTableTestnode"
 	location := func(rowKey string) string {
 		return jsTable + "(PartitionKey='batchTest',RowKey='" + rowKey + "')"
@@ -141,6 +142,7 @@ func TestWriteMatchesRecordedAzure(t *testing.T) {
 // Queries"), a query failure, extra headers and a 201 with
 // Preference-Applied. Run with -update to rewrite.
 func TestWriteGolden(t *testing.T) {
+	t.Parallel()
 	ids := batch.Boundaries{Batch: "0a568496-fb38-4a83-9984-5908d7f4c63d", Changeset: "6cc856b4-8cb9-41eb-b8d2-bb73475c6cec"}
 	at := mustTime(t, "2013-10-14T19:21:58.089004Z")
 	entity := `{"odata.metadata":"https://myaccount.table.core.windows.net/$metadata#Blogs/@Element","odata.etag":"W/\"datetime'2013-10-14T18%3A25%3A49.8922467Z'\"","PartitionKey":"Channel_19","RowKey":"2","Timestamp":"2013-10-14T18:25:49.8922467Z","Rating":9,"Text":"Azure..."}`
@@ -268,6 +270,7 @@ func parseWithStdlib(t *testing.T, contentType string, body []byte) []parsedPart
 // TestResponsesParseAsMultipart reads every recorded and golden response
 // with generic parsers and checks what clients pick out of the parts.
 func TestResponsesParseAsMultipart(t *testing.T) {
+	t.Parallel()
 	ids := batch.Boundaries{Batch: "b1", Changeset: "c1"}
 	var buf bytes.Buffer
 	err := batch.WriteResponse(&buf, ids, []batch.Response{
@@ -317,6 +320,7 @@ func TestResponsesParseAsMultipart(t *testing.T) {
 // the body with /\{(.*)\}/ (no newlines) and reads odata.error; Python
 // splits the message at the first colon.
 func TestFailureFitsSDKParsers(t *testing.T) {
+	t.Parallel()
 	ids := batch.Boundaries{Batch: "b1", Changeset: "c1"}
 	failure := &batch.OperationError{Index: 42, Err: apierr.New(apierr.UpdateConditionNotSatisfied)}
 	var buf bytes.Buffer
@@ -361,6 +365,7 @@ func TestFailureFitsSDKParsers(t *testing.T) {
 }
 
 func TestFailureMessage(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2020, 10, 2, 4, 44, 44, 58593100, time.FixedZone("CEST", 2*3600))
 	tests := []struct {
 		name  string
@@ -391,6 +396,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken p
 // TestWriteErrors: the writers refuse input that would corrupt the body,
 // and write nothing when they do.
 func TestWriteErrors(t *testing.T) {
+	t.Parallel()
 	ids := batch.Boundaries{Batch: "b1", Changeset: "c1"}
 	ok := batch.Updated(`W/"e"`)
 	withHeader := func(r batch.Response, k, v string) batch.Response {
@@ -475,6 +481,7 @@ func TestWriteErrors(t *testing.T) {
 }
 
 func TestNewBoundaries(t *testing.T) {
+	t.Parallel()
 	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	seen := map[string]bool{}
 	for range 20 {

@@ -166,6 +166,7 @@ func writeBatch(t *testing.T, w http.ResponseWriter, write func(io.Writer, batch
 // aztables v1.4.1 sends today, so the parse tests run on real SDK bytes.
 // Run with -update to rewrite the fixtures.
 func TestGoSDKRequestFixtures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		file    string
@@ -201,6 +202,7 @@ func TestGoSDKRequestFixtures(t *testing.T) {
 // TestGoSDKAcceptsSuccessResponse: the SDK parses WriteResponse's output
 // for every action type without error.
 func TestGoSDKAcceptsSuccessResponse(t *testing.T) {
+	t.Parallel()
 	ex := submitThroughSDK(t, goSDKActions(t), answerSuccess(t))
 	if ex.err != nil {
 		t.Fatalf("SubmitTransaction: %v", ex.err)
@@ -212,6 +214,7 @@ func TestGoSDKAcceptsSuccessResponse(t *testing.T) {
 // x-ms-error-code, the error's status is 202 and its code is empty; the
 // failure details are in the raw body.
 func TestGoSDKSeesFailure(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2024, 12, 23, 9, 20, 10, 162378300, time.UTC)
 	tests := []struct {
 		name      string
@@ -279,6 +282,7 @@ func addActions(n int) []aztables.TransactionAction {
 // TestGoSDKParsesHundredOperations: the largest legal batch parses and the
 // SDK accepts its 100-part response.
 func TestGoSDKParsesHundredOperations(t *testing.T) {
+	t.Parallel()
 	ex := submitThroughSDK(t, addActions(model.MaxBatchOperations), answerSuccess(t))
 	if ex.err != nil {
 		t.Fatalf("SubmitTransaction: %v", ex.err)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2024, 12, 23, 9, 20, 10, 162378300, time.UTC)
 	tests := []struct {
 		name   string
@@ -114,6 +115,7 @@ func TestParseGuid(t *testing.T) {
 // rules: hex digits of either case, dashes exactly at 8, 13, 18 and 23 of
 // the D form, and nothing else.
 func TestParseGuidEveryByte(t *testing.T) {
+	t.Parallel()
 	reference := func(s string) (string, bool) {
 		if len(s) == 38 && (s[0] == '{' && s[37] == '}' || s[0] == '(' && s[37] == ')') {
 			s = s[1:37]

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseDateTime(t *testing.T) {
+	t.Parallel()
 	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time {
 		return time.Date(y, mo, d, h, mi, s, ns, time.UTC)
 	}
@@ -74,6 +75,7 @@ func TestParseDateTime(t *testing.T) {
 }
 
 func TestFormatDateTime(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   time.Time
@@ -105,6 +107,7 @@ func TestFormatDateTime(t *testing.T) {
 }
 
 func TestDateTimeRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, in := range []time.Time{
 		MinDateTime, MaxDateTime,
 		time.Date(2024, 2, 29, 23, 59, 59, 999999900, time.UTC),

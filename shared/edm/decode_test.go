@@ -57,6 +57,7 @@ func equalProps(a, b []prop) bool {
 func p(name string, v Value) prop { return prop{Name: name, Value: v} }
 
 func TestDecodeObjectValues(t *testing.T) {
+	t.Parallel()
 	negZero := math.Copysign(0, -1)
 	dt := time.Date(2024, 12, 23, 9, 20, 10, 162378300, time.UTC)
 	const guid = "c9da6455-213d-42c9-9a79-3e9149a57833"
@@ -163,6 +164,7 @@ func TestDecodeObjectValues(t *testing.T) {
 }
 
 func TestDecodeObjectErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		in       string
@@ -324,6 +326,7 @@ func largeObject(n int, extra string) string {
 }
 
 func TestDecodeObjectLargeObjectPairsAnnotations(t *testing.T) {
+	t.Parallel()
 	// More members than smallObject takes the map path.
 	var b strings.Builder
 	b.WriteByte('{')
@@ -353,6 +356,7 @@ func TestDecodeObjectLargeObjectPairsAnnotations(t *testing.T) {
 }
 
 func TestDecodeObjectCallbackError(t *testing.T) {
+	t.Parallel()
 	stop := errors.New("stop")
 	calls := 0
 	err := DecodeObject([]byte(`{"a":1,"b":2,"c":3}`), func(name string, _ Value, _ bool) error {
@@ -371,6 +375,7 @@ func TestDecodeObjectCallbackError(t *testing.T) {
 }
 
 func TestDecodeObjectDoesNotAliasInput(t *testing.T) {
+	t.Parallel()
 	// DecodeObject must see this very slice: decodeAll would hand it a copy.
 	data := []byte(`{"s":"hello","n@odata.type":"Edm.Binary","n":"AQI="}`)
 	var got []prop
@@ -390,6 +395,7 @@ func TestDecodeObjectDoesNotAliasInput(t *testing.T) {
 }
 
 func TestDecodeObjectErrorQuotesAShortenedValue(t *testing.T) {
+	t.Parallel()
 	// A huge bad value must not make a huge message, and the cut keeps
 	// whole characters.
 	value := strings.Repeat("a", 63) + "é" + strings.Repeat("b", 1000)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestAppendString(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"empty", "", `""`},
 		{"plain ASCII", "hello world", `"hello world"`},
@@ -29,6 +30,7 @@ func TestAppendString(t *testing.T) {
 }
 
 func TestAppendValue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   Value
@@ -68,6 +70,7 @@ func TestAppendValue(t *testing.T) {
 }
 
 func TestAnnotated(t *testing.T) {
+	t.Parallel()
 	dt := NewDateTime(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	guid := NewGuid("c9da6455-213d-42c9-9a79-3e9149a57833")
 	tests := []struct {
@@ -104,6 +107,7 @@ func TestAnnotated(t *testing.T) {
 }
 
 func TestAppendProperty(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		prop  string
@@ -131,6 +135,7 @@ func TestAppendProperty(t *testing.T) {
 }
 
 func TestMetadataString(t *testing.T) {
+	t.Parallel()
 	for level, want := range map[Metadata]string{NoMetadata: "nometadata", MinimalMetadata: "minimalmetadata", FullMetadata: "fullmetadata", 9: "invalid"} {
 		if got := level.String(); got != want {
 			t.Errorf("Metadata(%d).String() = %q, want %q", level, got, want)

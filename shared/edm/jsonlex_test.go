@@ -12,6 +12,7 @@ import (
 // covered, and for a special byte after another one (a borrow must not
 // hide the first).
 func TestSkipPlain(t *testing.T) {
+	t.Parallel()
 	reference := func(b []byte, i int) int {
 		for i < len(b) {
 			if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
@@ -52,6 +53,7 @@ func TestSkipPlain(t *testing.T) {
 // byte, at any length around the word size, hash differently, and that
 // equal names hash equally.
 func TestHashNameTellsLongNamesApart(t *testing.T) {
+	t.Parallel()
 	for size := 1; size <= 40; size++ {
 		base := make([]byte, size)
 		for i := range base {
@@ -75,6 +77,7 @@ func TestHashNameTellsLongNamesApart(t *testing.T) {
 // strconv.ParseInt around both integer ranges and the 18-digit length up
 // to which it checks the range once at the end.
 func TestParseIntegerMatchesStrconv(t *testing.T) {
+	t.Parallel()
 	inputs := []string{
 		"0", "-0", "7", "-7", "00000000000000000012", "123456789012345678", "999999999999999999",
 		"1000000000000000000", "-999999999999999999", "9223372036854775807", "9223372036854775808",
@@ -97,6 +100,7 @@ func TestParseIntegerMatchesStrconv(t *testing.T) {
 // word is read in place (masked) or copied, so a property and the
 // annotation naming it always meet.
 func TestHashNameIgnoresCapacity(t *testing.T) {
+	t.Parallel()
 	for size := 0; size <= 9; size++ {
 		name := []byte("Abcdefghi"[:size])
 		tight := append(make([]byte, 0, size), name...)
@@ -108,6 +112,7 @@ func TestHashNameIgnoresCapacity(t *testing.T) {
 }
 
 func TestParseTypeBytesMatchesParseType(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"Edm.Binary", "Edm.Boolean", "Edm.DateTime", "Edm.Double", "Edm.Guid",
 		"Edm.Int32", "Edm.Int64", "Edm.String", "", "Edm.", "edm.string", "Edm.Decimal", "Edm.Int16", "Edm.String "} {
 		gotType, gotOK := parseTypeBytes([]byte(name))

@@ -23,6 +23,7 @@ func wantTooMany(t *testing.T, body string) {
 // How many properties an entity may have is the model's bound (see
 // shared/model); the decoder bounds only the members it scans.
 func TestDecodeObjectMemberBounds(t *testing.T) {
+	t.Parallel()
 	t.Run("members at the bound", func(t *testing.T) {
 		got, err := decodeAll(largeObject(MaxMembers-1, `"last":null`))
 		if err != nil || len(got) != MaxMembers {

@@ -57,6 +57,7 @@ func encodeObject(props []prop, level Metadata) []byte {
 }
 
 func TestRoundTripEveryValue(t *testing.T) {
+	t.Parallel()
 	for _, level := range []Metadata{MinimalMetadata, FullMetadata} {
 		t.Run(level.String(), func(t *testing.T) {
 			for name, v := range edgeValues() {
@@ -81,6 +82,7 @@ func TestRoundTripEveryValue(t *testing.T) {
 // they are always written with a fraction or an exponent. The rest read
 // back as strings, which is what a nometadata client gets from Azure too.
 func TestRoundTripNoMetadata(t *testing.T) {
+	t.Parallel()
 	for name, v := range edgeValues() {
 		t.Run(name, func(t *testing.T) {
 			data := encodeObject([]prop{{Name: name, Value: v}}, NoMetadata)
@@ -103,6 +105,7 @@ func TestRoundTripNoMetadata(t *testing.T) {
 }
 
 func TestRoundTripWholeEntity(t *testing.T) {
+	t.Parallel()
 	var in []prop
 	for name, v := range edgeValues() {
 		in = append(in, prop{Name: name, Value: v})

@@ -35,6 +35,7 @@ func sampleEntity() *model.Entity {
 }
 
 func TestMatch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		filter string
@@ -160,6 +161,7 @@ func TestMatch(t *testing.T) {
 // Query Tables filters on TableName; the service evaluates it over an
 // entity holding TableName as a String property.
 func TestMatchTableName(t *testing.T) {
+	t.Parallel()
 	table := &model.Entity{Properties: map[string]edm.Value{"TableName": edm.NewString("mytable")}}
 	tests := []struct {
 		name   string
@@ -186,6 +188,7 @@ func TestMatchTableName(t *testing.T) {
 }
 
 func TestMatchEdgeEntities(t *testing.T) {
+	t.Parallel()
 	f, err := Parse("Age eq 1")
 	if err != nil {
 		t.Fatal(err)

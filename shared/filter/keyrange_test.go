@@ -42,6 +42,7 @@ func formatRange(r model.KeyRange) string {
 const open = "(-inf,+inf)"
 
 func TestKeyRange(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		filter string
@@ -117,6 +118,7 @@ func TestKeyRange(t *testing.T) {
 }
 
 func TestKeyRangeExactAndFresh(t *testing.T) {
+	t.Parallel()
 	f, err := Parse("PartitionKey eq 'p' and RowKey gt 'r'")
 	if err != nil {
 		t.Fatal(err)
@@ -197,6 +199,7 @@ func randomEntity(r *rand.Rand) *model.Entity {
 // TestKeyRangeSound checks the property the stores rely on: no entity
 // outside KeyRange ever matches.
 func TestKeyRangeSound(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	entities := make([]*model.Entity, 200)
 	for i := range entities {

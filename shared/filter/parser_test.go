@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseCanonical(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		src  string
@@ -177,6 +178,7 @@ func TestParseCanonical(t *testing.T) {
 }
 
 func TestODataPrint(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		src  string
@@ -202,6 +204,7 @@ func TestODataPrint(t *testing.T) {
 }
 
 func TestNilFilter(t *testing.T) {
+	t.Parallel()
 	var f *Filter
 	if f.String() != "" || f.OData() != "" {
 		t.Error("nil filter prints text")
@@ -212,6 +215,7 @@ func TestNilFilter(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("(", MaxDepth+1) + "A eq 1" + strings.Repeat(")", MaxDepth+1)
 	tests := []struct {
 		name string
@@ -341,6 +345,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestErrorMapsToInvalidInput(t *testing.T) {
+	t.Parallel()
 	_, err := Parse("A EQ 1")
 	var fe *Error
 	if !errors.As(err, &fe) {

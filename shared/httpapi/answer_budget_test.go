@@ -43,6 +43,7 @@ func budgetServers(t *testing.T, budget int, test func(t *testing.T, s *testserv
 // once, in order, by the SDK's pager and by raw requests at every metadata
 // level, and every answer body stays within the budget.
 func TestAnswerBudgetEndsEntityPages(t *testing.T) {
+	t.Parallel()
 	const budget, n = 8 << 10, 40
 	budgetServers(t, budget, func(t *testing.T, s *testserver.Server) {
 		ctx := context.Background()
@@ -118,6 +119,7 @@ func TestAnswerBudgetEndsEntityPages(t *testing.T) {
 // TestAnswerBudgetSendsOneEntity: an entity larger than the whole budget
 // is still sent, alone on its page, so a query always makes progress.
 func TestAnswerBudgetSendsOneEntity(t *testing.T) {
+	t.Parallel()
 	budgetServers(t, 1<<10, func(t *testing.T, s *testserver.Server) {
 		ctx := context.Background()
 		table := fmt.Sprintf("budgetone%d", time.Now().UnixNano()%1e9)
@@ -150,6 +152,7 @@ func TestAnswerBudgetSendsOneEntity(t *testing.T) {
 // with a NextTableName naming the last table sent, and every table is
 // listed once.
 func TestAnswerBudgetEndsTablePages(t *testing.T) {
+	t.Parallel()
 	const budget, n = 1 << 10, 30
 	budgetServers(t, budget, func(t *testing.T, s *testserver.Server) {
 		ctx := context.Background()
@@ -235,6 +238,7 @@ func wantKeys(t *testing.T, keys []string, n int) {
 // Preference-Applied: return-no-content; within the budget the entities
 // come back (201).
 func TestAnswerBudgetBatchDeclinesContent(t *testing.T) {
+	t.Parallel()
 	const budget = 8 << 10
 	budgetServers(t, budget, func(t *testing.T, s *testserver.Server) {
 		for _, tc := range []struct {

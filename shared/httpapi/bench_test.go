@@ -176,6 +176,7 @@ func BenchmarkBatchInsert100(b *testing.B) {
 // request and response buffers: every response must carry its own 100
 // parts, each naming its own partition, and none of another request's.
 func TestBatchBuffersAreNotShared(t *testing.T) {
+	t.Parallel()
 	bh := newBatchHarness(t, "recycled")
 	const clients, rounds = 4, 5
 	errs := make(chan error, clients)

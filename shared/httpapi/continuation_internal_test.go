@@ -15,6 +15,7 @@ import (
 // never hands out is refused with 400 InvalidInput before any store sees
 // it; the keys of entities and names of tables come back as they went out.
 func TestContinuationCursors(t *testing.T) {
+	t.Parallel()
 	good := []struct{ pk, rk string }{
 		{"", ""}, {"p", ""}, {"p", "r"}, {"日本語", "😀+=%'"}, {strings.Repeat("x", model.MaxKeyLength), strings.Repeat("é", model.MaxKeyLength)},
 	}
@@ -99,6 +100,7 @@ func FuzzContinuation(f *testing.F) {
 }
 
 func TestContinuationTokenHasOneSpelling(t *testing.T) {
+	t.Parallel()
 	// "YR" carries the bits of "a" plus non-zero padding bits.
 	if _, err := decodeToken("1!2!YR"); err == nil {
 		t.Fatal("a token with non-zero padding bits decoded")

@@ -3,6 +3,7 @@ package httpapi
 import "testing"
 
 func TestMatchCORS(t *testing.T) {
+	t.Parallel()
 	rules := []corsRule{
 		{AllowedOrigins: "http://a.example,http://b.example", AllowedMethods: "GET,PUT", AllowedHeaders: "x-ms-meta*,content-type", MaxAgeInSeconds: 60},
 		{AllowedOrigins: "*", AllowedMethods: "GET", AllowedHeaders: "*"},
@@ -41,6 +42,7 @@ func TestMatchCORS(t *testing.T) {
 }
 
 func TestServicePropertiesValidate(t *testing.T) {
+	t.Parallel()
 	days := 7
 	ok := &serviceProperties{Logging: &logging{Version: "1.0", RetentionPolicy: retentionPolicy{Enabled: true, Days: &days}}}
 	if err := ok.validate(); err != nil {

@@ -13,6 +13,7 @@ import (
 // the spelling it replaced (concatenation around keyLiteral), for keys that
 // take the unescaped fast path and keys that need quoting or escaping.
 func TestEntityLocation(t *testing.T) {
+	t.Parallel()
 	const base = "http://127.0.0.1:10002/devstoreaccount1"
 	for _, tt := range []struct{ name, pk, rk string }{
 		{"plain", "b0001-000042", "0000000123"},
@@ -41,6 +42,7 @@ func TestEntityLocation(t *testing.T) {
 // case and spacing, in a list or a second header line, and the first one
 // given winning.
 func TestPreferenceOf(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name                string
 		values              []string
@@ -71,6 +73,7 @@ func TestPreferenceOf(t *testing.T) {
 }
 
 func TestHeaderValue(t *testing.T) {
+	t.Parallel()
 	h := http.Header{"If-Match": {"*", "x"}, "Accept": {}}
 	for _, key := range []string{"If-Match", "Accept", "Prefer"} {
 		if got, want := headerValue(h, key), h.Get(key); got != want {

@@ -13,6 +13,7 @@ import (
 // verbs, the URL grammar, tokens and sizes, each with Azure's status and
 // code, and nothing stored afterwards.
 func TestRequestRefusals(t *testing.T) {
+	t.Parallel()
 	srv := testserver.New(t)
 	if _, err := srv.ServiceClient(t).CreateTable(context.Background(), "refusals", nil); err != nil {
 		t.Fatal(err)

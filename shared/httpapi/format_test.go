@@ -13,6 +13,7 @@ import (
 // refused with Azure's codes ("Payload format for Table service
 // operations": Atom/XML is for pre-2015 clients), and nothing is stored.
 func TestFormatRefusals(t *testing.T) {
+	t.Parallel()
 	srv := testserver.New(t)
 	sc := srv.ServiceClient(t)
 	if _, err := sc.CreateTable(context.Background(), "formats", nil); err != nil {

@@ -12,6 +12,7 @@ import (
 // TestLayering: the REST layer knows the Table service (shared/tables),
 // not storage; only its tests may open a store.
 func TestLayering(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

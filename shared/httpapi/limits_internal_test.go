@@ -8,6 +8,7 @@ import (
 // Memory goes back to the OS when a burst of at least burstBytes of bodies
 // is over, at most once per burstCooldown, and never for small traffic.
 func TestAdmissionReturnsMemoryAfterBursts(t *testing.T) {
+	t.Parallel()
 	l := &Limits{ReturnMemory: true}
 	var a admission
 	take := func(n int64) { a.requests++; a.bytes += n; a.peak = max(a.peak, a.bytes) }

@@ -70,6 +70,7 @@ func logLines(t *testing.T, buf *bytes.Buffer) []map[string]any {
 // latency in milliseconds, and the Azure error code of every error answer,
 // the 403s of authentication included.
 func TestRequestLogLines(t *testing.T) {
+	t.Parallel()
 	h, buf := loggedHandler(t, true)
 	key := auth.DevStoreAccount().Keys[0]
 	wrongKey := bytes.Repeat([]byte{7}, len(key))
@@ -116,6 +117,7 @@ func TestRequestLogLines(t *testing.T) {
 // mid-request is logged once at info level as a cancelled request, with or
 // without -log-requests, never as ERROR InternalError.
 func TestCancelledRequestIsNotAnInternalError(t *testing.T) {
+	t.Parallel()
 	for _, logRequests := range []bool{false, true} {
 		name := "default"
 		if logRequests {
@@ -150,6 +152,7 @@ func TestCancelledRequestIsNotAnInternalError(t *testing.T) {
 // for it (store.Page.ItemsRead), so an operator sees what each query cost;
 // other operations' lines do not.
 func TestRequestLogItemsRead(t *testing.T) {
+	t.Parallel()
 	h, buf := loggedHandler(t, true)
 	key := auth.DevStoreAccount().Keys[0]
 	send := func(method, path, body string) {
@@ -188,6 +191,7 @@ func TestRequestLogItemsRead(t *testing.T) {
 // TestCancelledBatchIsNotAnInternalError: the same for a $batch, whose
 // failed operation is answered inside a 202.
 func TestCancelledBatchIsNotAnInternalError(t *testing.T) {
+	t.Parallel()
 	h, buf := loggedHandler(t, false)
 	key := auth.DevStoreAccount().Keys[0]
 	create := signedRequest(t, context.Background(), http.MethodPost, "/Tables", key)

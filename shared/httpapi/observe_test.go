@@ -51,6 +51,7 @@ func observedHandler(t *testing.T, limits httpapi.Limits) (*httpapi.Handler, fun
 // Options.Observe once, with its operation, account, status, error code and
 // the body bytes read and written.
 func TestObserve(t *testing.T) {
+	t.Parallel()
 	key := auth.DevStoreAccount().Keys[0]
 	send := func(t *testing.T, h http.Handler, method, path, body string, key []byte) *httptest.ResponseRecorder {
 		t.Helper()

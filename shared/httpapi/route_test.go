@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseResource(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		path string
@@ -45,6 +46,7 @@ func TestParseResource(t *testing.T) {
 }
 
 func TestParseResourceErrors(t *testing.T) {
+	t.Parallel()
 	for _, path := range []string{
 		"/t1(PartitionKey='a')",
 		"/t1(RowKey='b')",
@@ -96,6 +98,7 @@ func FuzzParseResource(f *testing.F) {
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func TestContinuationTokens(t *testing.T) {
+	t.Parallel()
 	for _, key := range []string{"", "a", "pk 1", "日本語", "😀+/=%'", "\u00e9\u0301", string([]byte{0xff})} {
 		tok := encodeToken(key)
 		if tok == "" {

@@ -12,6 +12,7 @@ import (
 // TestSDKBolt runs the aztables conformance suite against the real handler
 // over the embedded bbolt store (a fresh file per server, in t.TempDir()).
 func TestSDKBolt(t *testing.T) {
+	t.Parallel()
 	testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server {
 		return testserver.New(t)
 	})
@@ -22,6 +23,7 @@ func TestSDKBolt(t *testing.T) {
 // still carry a continuation, as Azure's do after its five-second budget
 // ("Query timeout and pagination"). Clients must keep following them.
 func TestSDKBoltShortPages(t *testing.T) {
+	t.Parallel()
 	testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server {
 		st, err := boltstore.Open(filepath.Join(t.TempDir(), "tablebridge.db"), boltstore.WithScanBudget(3, time.Minute))
 		if err != nil {

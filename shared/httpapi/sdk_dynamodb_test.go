@@ -16,6 +16,7 @@ func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
 // handler over the DynamoDB store on DynamoDB Local. Every server gets its
 // own table prefix, so each starts with an empty account.
 func TestSDKDynamoDB(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("DynamoDB Local suite skipped in -short mode")
 	}
@@ -38,6 +39,7 @@ func newDynamoServer(t *testing.T) *testserver.Server {
 // TestProtocolDynamoDB runs the transactions, SAS, ACL, service properties
 // and CORS suite over the DynamoDB store on DynamoDB Local.
 func TestProtocolDynamoDB(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("DynamoDB Local suite skipped in -short mode")
 	}

@@ -21,11 +21,13 @@ func memoryServer(t *testing.T) *testserver.Server {
 // TestSDKMemory runs the aztables conformance suite over the in-memory
 // store.
 func TestSDKMemory(t *testing.T) {
+	t.Parallel()
 	testserver.RunSDKSuite(t, memoryServer)
 }
 
 // TestProtocolMemory runs the protocol conformance suite over the
 // in-memory store.
 func TestProtocolMemory(t *testing.T) {
+	t.Parallel()
 	testserver.RunProtocolSuite(t, memoryServer)
 }

@@ -13,6 +13,7 @@ import (
 )
 
 func TestDecodeEntity(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		body         string
@@ -99,6 +100,7 @@ func TestDecodeEntity(t *testing.T) {
 }
 
 func TestDecodeEntityErrors(t *testing.T) {
+	t.Parallel()
 	manyProps := func(n int, extra string) string {
 		var b strings.Builder
 		b.WriteString(`{"PartitionKey":"p","RowKey":"r"`)
@@ -205,6 +207,7 @@ func TestDecodeEntityErrors(t *testing.T) {
 }
 
 func TestDecodeInsert(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		body string
@@ -230,6 +233,7 @@ func TestDecodeInsert(t *testing.T) {
 }
 
 func TestDecodeUpdate(t *testing.T) {
+	t.Parallel()
 	t.Run("keys come from the URL", func(t *testing.T) {
 		e, err := DecodeUpdate([]byte(`{"PartitionKey":"a''b","RowKey":"other","A":1}`), "a'b", "r")
 		if err != nil {
@@ -286,6 +290,7 @@ func TestDecodeUpdate(t *testing.T) {
 }
 
 func TestDecodedValuesAreValid(t *testing.T) {
+	t.Parallel()
 	// Everything DecodeInsert accepts passes ValidateEntity unchanged.
 	body := `{"PartitionKey":"p","RowKey":"r","S":"s","I":1,"D":1.5,"B":true,` +
 		`"L@odata.type":"Edm.Int64","L":"5","T@odata.type":"Edm.DateTime","T":"2024-01-01T00:00:00Z",` +
@@ -303,6 +308,7 @@ func TestDecodedValuesAreValid(t *testing.T) {
 }
 
 func TestPropertyCountHint(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		body string
 		want int

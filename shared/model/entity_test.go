@@ -9,6 +9,7 @@ import (
 )
 
 func TestEntityClone(t *testing.T) {
+	t.Parallel()
 	e := &Entity{
 		PartitionKey: "p", RowKey: "r", Timestamp: time.Unix(1, 0).UTC(),
 		Properties: map[string]edm.Value{"B": edm.NewBinary([]byte{1, 2}), "S": edm.NewString("x")},
@@ -30,6 +31,7 @@ func TestEntityClone(t *testing.T) {
 }
 
 func TestBounds(t *testing.T) {
+	t.Parallel()
 	incl := func(v string) *Bound { return &Bound{Value: v, Inclusive: true} }
 	excl := func(v string) *Bound { return &Bound{Value: v} }
 	tests := []struct {
@@ -73,6 +75,7 @@ func TestBounds(t *testing.T) {
 }
 
 func TestKeyRangeContains(t *testing.T) {
+	t.Parallel()
 	r := KeyRange{
 		PartitionKey: Bounds{Lower: &Bound{Value: "p", Inclusive: true}, Upper: &Bound{Value: "p", Inclusive: true}},
 		RowKey:       Bounds{Lower: &Bound{Value: "r"}},
@@ -91,6 +94,7 @@ func TestKeyRangeContains(t *testing.T) {
 }
 
 func TestQuoteShortensOnRuneBoundary(t *testing.T) {
+	t.Parallel()
 	s := strings.Repeat("a", 63) + "é" + strings.Repeat("b", 100)
 	got := quote(s)
 	if !strings.HasSuffix(got, `"...`) || strings.Contains(got, "\\x") || len(got) > 70 {
@@ -99,6 +103,7 @@ func TestQuoteShortensOnRuneBoundary(t *testing.T) {
 }
 
 func TestKeyRangeIntersect(t *testing.T) {
+	t.Parallel()
 	b := func(v string, inc bool) *Bound { return &Bound{Value: v, Inclusive: inc} }
 	keys := []string{"", "a", "b", "c", "d", "e"}
 	ranges := []Bounds{

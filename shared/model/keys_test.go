@@ -8,6 +8,7 @@ import (
 )
 
 func TestValidateKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		code     apierr.Code
@@ -57,6 +58,7 @@ func TestValidateKey(t *testing.T) {
 // TestValidateKeyEveryASCIIByte spells the forbidden ASCII characters out
 // once more and checks each of the 128 against ValidateKey's table.
 func TestValidateKeyEveryASCIIByte(t *testing.T) {
+	t.Parallel()
 	for c := 0; c < 0x80; c++ {
 		forbidden := c < 0x20 || c == 0x7f || strings.ContainsRune(`/\#?`, rune(c))
 		err := ValidateKey("a"+string(rune(c))+"b", false)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestValidateTableName(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		code     apierr.Code
@@ -39,6 +40,7 @@ func TestValidateTableName(t *testing.T) {
 }
 
 func TestValidatePropertyName(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		code     apierr.Code
@@ -90,6 +92,7 @@ func TestValidatePropertyName(t *testing.T) {
 }
 
 func TestUTF16Len(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int
@@ -112,6 +115,7 @@ func TestUTF16Len(t *testing.T) {
 // same answer from isASCIIIdentifier as from isIdentifier, and
 // validatePropertyName returns the UTF-16 length of every name it accepts.
 func TestASCIINameTable(t *testing.T) {
+	t.Parallel()
 	for a := 0; a < utf8.RuneSelf; a++ {
 		one := string(rune(a))
 		if got, want := isASCIIIdentifier(one), isIdentifier(one); got != want {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestValueSize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		v    edm.Value
@@ -40,6 +41,7 @@ func TestValueSize(t *testing.T) {
 }
 
 func TestEntitySize(t *testing.T) {
+	t.Parallel()
 	e := &Entity{
 		PartitionKey: "pk",
 		RowKey:       "😀",
@@ -60,6 +62,7 @@ func TestEntitySize(t *testing.T) {
 }
 
 func TestValidateValue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		v    edm.Value
@@ -119,6 +122,7 @@ func entityOfSize(t *testing.T, pk, rk string, size int) *Entity {
 }
 
 func TestValidateEntity(t *testing.T) {
+	t.Parallel()
 	props := func(n int) map[string]edm.Value {
 		m := make(map[string]edm.Value, n)
 		for i := 0; i < n; i++ {
@@ -163,6 +167,7 @@ func TestValidateEntity(t *testing.T) {
 // TestValidateEntityReportsFirstName shows that the error does not depend
 // on map iteration order.
 func TestValidateEntityReportsFirstName(t *testing.T) {
+	t.Parallel()
 	e := &Entity{Properties: map[string]edm.Value{}}
 	for i := 0; i < 50; i++ {
 		e.Properties[fmt.Sprintf("bad-%02d", i)] = edm.NewInt32(0)

@@ -20,6 +20,7 @@ import (
 // accepted audience, issuer and lifetime form, and every refusal with
 // Azure's status, code, reason and challenge, leaving the data untouched.
 func TestBasicMode(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, testBasicMode)
 }
 

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseConfigRefuses(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct{ json, want string }{
 		"not JSON":            {`{`, "configuration"},
 		"unknown field":       {`{"issuer": "https://x"}`, "unknown field"},
@@ -31,6 +32,7 @@ func TestParseConfigRefuses(t *testing.T) {
 // TestGrant: assignments add up to the highest role per account and table,
 // and match only their account, issuer and claim.
 func TestGrant(t *testing.T) {
+	t.Parallel()
 	cfg, err := ParseConfig([]byte(`{"issuers": ["http://127.0.0.1:1", "http://localhost:2"], "roles": [
 		{"claim": "oid", "value": "u", "role": "reader", "account": "*"},
 		{"claim": "groups", "value": "g", "role": "Storage Table Data Contributor", "account": "acct"},
@@ -63,6 +65,7 @@ func TestGrant(t *testing.T) {
 // TestBasicConfigLiteral: a Config built in code is checked by NewBasic, so
 // its Roles grant, and an account matches in any case, on either side.
 func TestBasicConfigLiteral(t *testing.T) {
+	t.Parallel()
 	b, err := NewBasic(&Config{Roles: []Assignment{{Claim: "oid", Value: "u", Role: "Contributor", Account: "MyAccount"}}})
 	if err != nil {
 		t.Fatal(err)

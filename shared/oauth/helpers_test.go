@@ -41,10 +41,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, storeOpts []testserver.Opt
 		fn(t, []testserver.Option{testserver.WithStore(st)})
 	})
 	t.Run("dynamodb", func(t *testing.T) {
-		if testing.Short() {
-			t.Skip("DynamoDB Local skipped in -short mode")
-		}
-		client := dynamolocal.Client(t)
+		client := dynamolocal.Client(t) // skips under -short
 		st, err := dynamostore.New(dynamolocal.Context(t, 2*time.Minute), client, dynamostore.Options{
 			TablePrefix: dynamolocal.UniqueName("oauth") + "-",
 		})

@@ -21,6 +21,7 @@ import (
 // one per refresh interval, a rotation is picked up, and a failed fetch
 // keeps the keys held and is tried again only after rediscoverAfter.
 func TestKeySetFetches(t *testing.T) {
+	t.Parallel()
 	const refresh = 10 * time.Second
 	held := testissuer.NewKey(t, jose.RS256)
 	iss := testissuer.New(t, held)
@@ -99,6 +100,7 @@ func TestKeySetFetches(t *testing.T) {
 // error, instead of waiting out the download's own 10 s; the download goes
 // on and its keys serve the next request without another fetch.
 func TestKeySetFetchHonoursTheDeadline(t *testing.T) {
+	t.Parallel()
 	key := testissuer.NewKey(t, jose.RS256)
 	iss := testissuer.New(t, key)
 	release := make(chan struct{})

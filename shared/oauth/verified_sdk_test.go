@@ -21,6 +21,7 @@ import (
 // verified mode, on both stores: what each role may and may not do, and
 // every refusal.
 func TestVerifiedMode(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, testVerifiedMode)
 }
 
@@ -226,6 +227,7 @@ func testVerifiedMode(t *testing.T, storeOpts []testserver.Option) {
 // cannot be had (a 500, or a body that is not JSON), a valid token is
 // answered 503 ServerBusy, which the SDKs retry, and nothing is written.
 func TestVerifiedIssuerDown(t *testing.T) {
+	t.Parallel()
 	for _, part := range []string{"Discovery", "Keys"} {
 		for fault, faultName := range map[testissuer.Fault]string{testissuer.ServerError: "ServerError", testissuer.BadJSON: "BadJSON"} {
 			t.Run(part+faultName, func(t *testing.T) {

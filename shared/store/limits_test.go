@@ -11,6 +11,7 @@ import (
 )
 
 func TestCheckMergedLimits(t *testing.T) {
+	t.Parallel()
 	entity := func(n int, value edm.Value) *model.Entity {
 		p := make(map[string]edm.Value, n)
 		for i := range n {

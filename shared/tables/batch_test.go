@@ -27,6 +27,7 @@ func newBoltService(t *testing.T, now func() time.Time) *Service {
 // TestBatchSharesOneTimestamp: every entity a transaction writes gets the
 // same Timestamp, hence the same ETag, as on Azure; the next write is later.
 func TestBatchSharesOneTimestamp(t *testing.T) {
+	t.Parallel()
 	fixed := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := newBoltService(t, func() time.Time { return fixed })
 	ctx := context.Background()
@@ -69,6 +70,7 @@ func TestBatchSharesOneTimestamp(t *testing.T) {
 // InvalidDuplicateRow at its second operation, whether the RowKeys before
 // it ascend or not, and a transaction of distinct rows in any order passes.
 func TestBatchRefusesRepeatedRows(t *testing.T) {
+	t.Parallel()
 	s := newBoltService(t, nil)
 	ctx := context.Background()
 	sc := Scope{Account: "acct"}

@@ -16,6 +16,7 @@ import (
 // under Batch's rules (validation, one partition, no key twice), naming
 // the entity and writing nothing.
 func TestReplaceEntities(t *testing.T) {
+	t.Parallel()
 	fixed := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := newBoltService(t, func() time.Time { return fixed })
 	ctx := context.Background()

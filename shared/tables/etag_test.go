@@ -10,6 +10,7 @@ import (
 )
 
 func TestETagRoundTrip(t *testing.T) {
+	t.Parallel()
 	ts := time.Date(2024, 12, 23, 9, 20, 10, 162378300, time.UTC)
 	got := ETag(ts)
 	const want = `W/"datetime'2024-12-23T09%3A20%3A10.1623783Z'"`
@@ -41,6 +42,7 @@ func TestETagRoundTrip(t *testing.T) {
 // (issue 22). An ETag issued before tablebridge wrote that form, with all
 // seven digits, names the same version: both parse to one condition time.
 func TestETagShortestForm(t *testing.T) {
+	t.Parallel()
 	ts := time.Date(2020, 8, 20, 22, 20, 23, 751381000, time.UTC)
 	const want = `W/"datetime'2020-08-20T22%3A20%3A23.751381Z'"`
 	if got := ETag(ts); got != want {
@@ -63,6 +65,7 @@ func TestETagShortestForm(t *testing.T) {
 // fails (412 UpdateConditionNotSatisfied on Azure), while a strong ETag, a
 // list or anything else is 400 InvalidInput.
 func TestCondition(t *testing.T) {
+	t.Parallel()
 	ts := time.Date(2015, 1, 1, 23, 14, 33, 498000000, time.UTC)
 	for _, tc := range []struct {
 		ifMatch string
@@ -97,6 +100,7 @@ func TestCondition(t *testing.T) {
 }
 
 func TestClockStrictlyIncreases(t *testing.T) {
+	t.Parallel()
 	fixed := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	c := &clock{now: func() time.Time { return fixed }}
 	prev := c.next()

@@ -24,6 +24,7 @@ func (r *recordingStore) QueryEntities(ctx context.Context, account, table strin
 // store reads, together with the filter's; when the two cannot overlap the
 // store reads nothing.
 func TestQueryPushesDownScopeKeys(t *testing.T) {
+	t.Parallel()
 	base := newBoltService(t, time.Now)
 	rec := &recordingStore{Store: base.store}
 	s, err := New(rec, Options{})

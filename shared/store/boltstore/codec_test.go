@@ -37,6 +37,7 @@ func sampleEntity() *model.Entity {
 }
 
 func TestEntityCodecRoundTrip(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		e    *model.Entity
@@ -102,6 +103,7 @@ func assertSameEntity(t *testing.T, got, want *model.Entity) {
 }
 
 func TestDecodeEntityRejectsDamage(t *testing.T) {
+	t.Parallel()
 	valid, err := encodeEntity(sampleEntity())
 	if err != nil {
 		t.Fatal(err)
@@ -160,6 +162,7 @@ func TestDecodeEntityRejectsDamage(t *testing.T) {
 }
 
 func TestEncodeEntityRejectsInvalidType(t *testing.T) {
+	t.Parallel()
 	e := entity("a", "b", time.Unix(0, 0), map[string]edm.Value{"X": {Type: 0}})
 	if _, err := encodeEntity(e); err == nil {
 		t.Error("encodeEntity accepted an invalid Edm type")
@@ -167,6 +170,7 @@ func TestEncodeEntityRejectsInvalidType(t *testing.T) {
 }
 
 func TestTableInfoCodec(t *testing.T) {
+	t.Parallel()
 	ts := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 	cases := []store.TableInfo{
 		{Name: "MyTable"},
@@ -204,6 +208,7 @@ func TestTableInfoCodec(t *testing.T) {
 }
 
 func TestServicePropertiesCodec(t *testing.T) {
+	t.Parallel()
 	for _, doc := range [][]byte{nil, {}, []byte("<x/>")} {
 		got, err := decodeServiceProperties(encodeServiceProperties(doc))
 		if err != nil || got == nil || !bytes.Equal(got, doc) {
@@ -218,6 +223,7 @@ func TestServicePropertiesCodec(t *testing.T) {
 }
 
 func TestEntityKeyOrder(t *testing.T) {
+	t.Parallel()
 	// The byte order of entity keys must be (PartitionKey, RowKey) order.
 	keys := [][2]string{
 		{"", ""}, {"", "a"}, {"a", ""}, {"a", "b"}, {"a b", ""}, {"ab", ""},

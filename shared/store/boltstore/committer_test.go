@@ -28,6 +28,7 @@ func openRawBolt(t *testing.T) *bolt.DB {
 // TestCommitterIsolatesFailures: a function that fails rolls back only
 // itself; every other write of its group commits and is acknowledged.
 func TestCommitterIsolatesFailures(t *testing.T) {
+	t.Parallel()
 	db := openRawBolt(t)
 	c := newCommitter(db, 64, nil)
 	boom := errors.New("boom")
@@ -79,6 +80,7 @@ func TestCommitterIsolatesFailures(t *testing.T) {
 // TestCommitterGroupsConcurrentWrites: writers that queue while a commit is
 // under way share the next one, so commits are fewer than writes.
 func TestCommitterGroupsConcurrentWrites(t *testing.T) {
+	t.Parallel()
 	db := openRawBolt(t)
 	c := newCommitter(db, 256, nil)
 	defer c.close()
@@ -118,6 +120,7 @@ func TestCommitterGroupsConcurrentWrites(t *testing.T) {
 // with errPanicked, and the process survives; the other writes of its
 // group commit, as bbolt's DB.Batch re-runs a failing function alone.
 func TestCommitterRecoversPanic(t *testing.T) {
+	t.Parallel()
 	db := openRawBolt(t)
 	c := newCommitter(db, 64, nil)
 	defer c.close()
@@ -173,6 +176,7 @@ func TestCommitterRecoversPanic(t *testing.T) {
 // touches the file; a write the committer already runs is waited for, so
 // its answer is never "not done" for a write on disk.
 func TestCommitterHonoursContext(t *testing.T) {
+	t.Parallel()
 	db := openRawBolt(t)
 	c := newCommitter(db, 64, nil)
 	defer c.close()
@@ -259,6 +263,7 @@ func TestCommitterHonoursContext(t *testing.T) {
 // TestCommitterObserver: the observer learns every group commit, and the
 // group sizes add up to the writes acknowledged.
 func TestCommitterObserver(t *testing.T) {
+	t.Parallel()
 	db := openRawBolt(t)
 	var commits, writes int // only the committer's goroutine writes them
 	c := newCommitter(db, 8, func(n int, took time.Duration) {

@@ -20,6 +20,7 @@ import (
 // the first and after the last stored key, in a bucket of several pages)
 // and compares every answer with Bucket.Get.
 func TestStoredValuesMatchesGet(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t)
 	t.Cleanup(func() { _ = s.Close() })
 	if _, err := s.CreateTable(context.Background(), "acct", "tbl"); err != nil {
@@ -83,6 +84,7 @@ func TestStoredValuesMatchesGet(t *testing.T) {
 // packs into shared buffers are each op's own: the same bytes as encoding
 // the op alone, with no room to append into a neighbour.
 func TestPlanWriteSharesBuffers(t *testing.T) {
+	t.Parallel()
 	ts := time.Date(2024, 12, 23, 9, 20, 10, 162378300, time.UTC)
 	ops := []store.Op{
 		{Kind: store.OpInsert, Entity: &model.Entity{PartitionKey: "p", RowKey: "1", Timestamp: ts,
@@ -124,6 +126,7 @@ func TestPlanWriteSharesBuffers(t *testing.T) {
 }
 
 func TestPlanWriteRefusesInvalidType(t *testing.T) {
+	t.Parallel()
 	ops := []store.Op{
 		{Kind: store.OpInsert, Entity: &model.Entity{PartitionKey: "p", RowKey: "1", Properties: map[string]edm.Value{"A": edm.NewInt32(1)}}},
 		{Kind: store.OpInsert, Entity: &model.Entity{PartitionKey: "p", RowKey: "2", Properties: map[string]edm.Value{"B": {Type: 99}}}},
@@ -139,6 +142,7 @@ func TestPlanWriteRefusesInvalidType(t *testing.T) {
 // its second op, whether the keys before it ascend (no set of keys is kept)
 // or not.
 func TestPlanWriteFindsRepeatedEntities(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		rows    []string

@@ -42,6 +42,7 @@ func fill(t testing.TB, s *Store, pk string, n int) {
 }
 
 func TestPagesAreFullAndEndWithoutEmptyPage(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	s, _ := openTemp(t)
 	defer s.Close()
@@ -70,6 +71,7 @@ func TestPagesAreFullAndEndWithoutEmptyPage(t *testing.T) {
 }
 
 func TestScanBudget(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	none := func(*model.Entity) bool { return false }
 	cases := []struct {
@@ -115,6 +117,7 @@ func TestScanBudget(t *testing.T) {
 // partition meets still pages by the budget, with the cursor on a skipped
 // key, instead of seeking through the whole table in one page.
 func TestScanBudgetCountsSkippedPartitions(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	s, _ := openTemp(t, WithScanBudget(10, time.Hour))
 	defer s.Close()
@@ -145,6 +148,7 @@ func TestScanBudgetCountsSkippedPartitions(t *testing.T) {
 }
 
 func TestQueryHonoursContext(t *testing.T) {
+	t.Parallel()
 	s, _ := openTemp(t, WithScanBudget(1_000_000, time.Hour))
 	defer s.Close()
 	fill(t, s, "p", 600)
@@ -171,6 +175,7 @@ func TestQueryHonoursContext(t *testing.T) {
 }
 
 func TestWriteRejectsMalformedOps(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	s, _ := openTemp(t)
 	defer s.Close()
@@ -220,6 +225,7 @@ func TestWriteRejectsMalformedOps(t *testing.T) {
 // whose conditions fail into the same batch: each gets its own answer, and
 // the failures neither block nor undo the others.
 func TestBatchedWritersFailIndependently(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	s, _ := openTemp(t, WithMaxBatch(1000))
 	defer s.Close()
@@ -266,6 +272,7 @@ func TestBatchedWritersFailIndependently(t *testing.T) {
 // A page ends once its entities reach store.PageByteBudget, so an answer
 // stays a few MiB even when every entity is near Azure's 1 MiB.
 func TestPageByteBudget(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	s, _ := openTemp(t)
 	defer s.Close()

@@ -28,6 +28,7 @@ func openTemp(t testing.TB, opts ...Option) (*Store, string) {
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, _ := openTemp(t)
 		return s
@@ -37,6 +38,7 @@ func TestConformance(t *testing.T) {
 // TestConformanceTinyScanBudget runs the suite with a budget of one row per
 // page, so every query pages through short and empty pages.
 func TestConformanceTinyScanBudget(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the full suite again")
 	}
@@ -57,6 +59,7 @@ func entity(pk, rk string, ts time.Time, p map[string]edm.Value) *model.Entity {
 }
 
 func TestReopenKeepsData(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	s, path := openTemp(t)
 	ts := time.Date(2024, 1, 2, 3, 4, 5, 600, time.UTC)
@@ -97,9 +100,14 @@ func TestReopenKeepsData(t *testing.T) {
 }
 
 func TestCloseWaitsForWritesInFlight(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
-	// Writes are queued and committing while Close runs.
-	s, path := openTemp(t)
+	// Writes are queued and committing while Close runs: it runs once the
+	// first group of writes has committed, while the others wait for the
+	// next.
+	committed := make(chan struct{})
+	var once sync.Once
+	s, path := openTemp(t, WithCommitObserver(func(int, time.Duration) { once.Do(func() { close(committed) }) }))
 	if _, err := s.CreateTable(ctx, "acct", "tbl"); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +133,7 @@ func TestCloseWaitsForWritesInFlight(t *testing.T) {
 	for range n {
 		<-started
 	}
-	time.Sleep(5 * time.Millisecond) // let most writes join the pending batch
+	<-committed
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +166,7 @@ func TestCloseWaitsForWritesInFlight(t *testing.T) {
 }
 
 func TestCorruptRecordsAreErrors(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	s, _ := openTemp(t)
 	defer s.Close()
@@ -236,6 +245,7 @@ func putRaw(t *testing.T, s *Store, account, table string, key, value []byte) {
 }
 
 func TestOpenRefusesUnknownLayout(t *testing.T) {
+	t.Parallel()
 	s, path := openTemp(t)
 	if err := s.db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketMeta).Put(keyFormat, []byte{42})
@@ -254,6 +264,7 @@ func TestOpenRefusesUnknownLayout(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notADir := filepath.Join(dir, "file")
 	if err := os.WriteFile(notADir, []byte("x"), 0o600); err != nil {

@@ -32,6 +32,7 @@ func loseCatalog(t *testing.T, s *Store) {
 // an error that names the catalog table and says what to do, as 503 (not
 // performed); once the table is back, the same Store works again.
 func TestLostCatalogRecoversWhenBack(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	env := newEnv(t, s)
 	loseCatalog(t, s)
@@ -65,6 +66,7 @@ func TestLostCatalogRecoversWhenBack(t *testing.T) {
 // catalog missing re-creates it and answers 503, which the Azure SDKs
 // retry; the retry works.
 func TestLostCatalogRecreated(t *testing.T) {
+	t.Parallel()
 	s := newTestStoreWith(t, Options{RecreateCatalog: true})
 	env := newEnv(t, s)
 	loseCatalog(t, s)
@@ -87,6 +89,7 @@ func TestLostCatalogRecreated(t *testing.T) {
 // claim with its own marker, the table already active. Both count as done,
 // not as 409 TableAlreadyExists.
 func TestCreateTableCatalogWritesAreIdempotent(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := dynamolocal.Context(t, testTimeout)
 	phys, err := s.physicalName("acct", "Retried")

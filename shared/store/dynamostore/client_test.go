@@ -24,6 +24,7 @@ import (
 )
 
 func TestConfigure(t *testing.T) {
+	t.Parallel()
 	var o dynamodb.Options
 	Configure(&o)
 	if o.Retryer == nil || o.Retryer.MaxAttempts() != retryMaxAttempts {

@@ -15,6 +15,7 @@ import (
 // ETag each answers is the stored version's, and an If-Match with an old
 // ETag fails. Both layouts.
 func TestTimestampsAcrossClocks(t *testing.T) {
+	t.Parallel()
 	for _, layout := range []struct {
 		name string
 		opts Options

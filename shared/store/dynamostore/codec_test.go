@@ -40,6 +40,7 @@ func storedForm(av types.AttributeValue, typed bool) string {
 }
 
 func TestValueEncoding(t *testing.T) {
+	t.Parallel()
 	dt := time.Date(2024, 2, 29, 12, 34, 56, 123456700, time.UTC)
 	cases := []struct {
 		name  string
@@ -120,6 +121,7 @@ func TestValueEncoding(t *testing.T) {
 // TestDecodeNormalizedNumbers feeds numbers the way DynamoDB may return them
 // (normalized, exponent-free) and checks their Edm type and value.
 func TestDecodeNormalizedNumbers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		attr string
@@ -152,6 +154,7 @@ func TestDecodeNormalizedNumbers(t *testing.T) {
 }
 
 func TestDecodeRejectsForeignValues(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		attr string
@@ -185,6 +188,7 @@ func TestDecodeRejectsForeignValues(t *testing.T) {
 }
 
 func TestKeyEncodingKeepsOrder(t *testing.T) {
+	t.Parallel()
 	// Legal Azure keys in ordinal order, starting with the empty key.
 	keys := []string{"", " ", "!", "0", "A", "a", "a ", "a!", "aa", "é", "中文", "😀", "\U0010FFFD"}
 	var stored []string
@@ -217,6 +221,7 @@ func TestKeyEncodingKeepsOrder(t *testing.T) {
 }
 
 func TestCheckKey(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		key     string
@@ -250,6 +255,7 @@ func TestCheckKey(t *testing.T) {
 // stored time form accepts, time.Parse accepts as the same instant (what it
 // refuses goes to time.Parse; the canonical forms must not be refused).
 func TestParseStoredTimeAgreesWithTimeParse(t *testing.T) {
+	t.Parallel()
 	inputs := []string{
 		"2024-02-29T12:34:56.1234567Z", "2023-02-29T00:00:00.0000000Z", "2024-04-31T00:00:00.0000000Z",
 		"0000-01-01T00:00:00.0000000Z", "9999-12-31T23:59:59.9999999Z", "1601-01-01T00:00:00.0000000Z",

@@ -17,6 +17,10 @@ const (
 // TestConditionalWriteRace: in each round 16 writers race a conditional
 // write (If-Match the current ETag) on one entity. Exactly one wins; the
 // others get ErrConditionFailed; the stored entity is the winner's.
+//
+// It stays serial (no t.Parallel): its 16 writers of 480 KB transactions
+// load DynamoDB Local enough that a test beside it can push a write past
+// the store's own timeout.
 func TestConditionalWriteRace(t *testing.T) {
 	env := newEnv(t, newTestStore(t))
 	cases := []struct {

@@ -19,6 +19,7 @@ import (
 // normalizes (3e+06 comes back as 3000000), next to the Int32s they must
 // not turn into.
 func TestDoublesThroughDynamoDB(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newTestStore(t))
 	values := props{
 		"D3e6":       edm.NewDouble(3e6),
@@ -57,6 +58,7 @@ func TestDoublesThroughDynamoDB(t *testing.T) {
 // look like system attributes, and non-ASCII identifiers, through every
 // write kind (a merge names them in an UpdateExpression).
 func TestPropertyNames(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newTestStore(t))
 	names := []string{"Size", "Name", "Count", "Status", "Date", "Value", "Key", "Table", "Data", "Year",
 		"Order", "Group", "Select", "Delete", "Update", "Timestamps", "TimeStamp", "PartitionKeyCopy", "names",
@@ -89,6 +91,7 @@ func TestPropertyNames(t *testing.T) {
 }
 
 func TestKeyLimits(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newTestStore(t))
 	cases := []struct {
 		name    string
@@ -135,6 +138,7 @@ func TestKeyLimits(t *testing.T) {
 }
 
 func TestQueryEdges(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newTestStore(t))
 	for _, rk := range []string{"", "a", "b", "c"} {
 		env.insert(newEntity("p", rk, nil))
@@ -210,6 +214,7 @@ func TestQueryEdges(t *testing.T) {
 }
 
 func TestUnavailable(t *testing.T) {
+	t.Parallel()
 	// A port nothing listens on: every call must fail fast with
 	// ErrUnavailable, never hang.
 	l := dynamolocal.NewClient("http://127.0.0.1:1", func(o *dynamodb.Options) { o.RetryMaxAttempts = 2 })
@@ -230,6 +235,7 @@ func TestUnavailable(t *testing.T) {
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each waits out the SDK's retry backoff
 			start := time.Now()
 			err := c.call()
 			if !errors.Is(err, store.ErrUnavailable) {
@@ -244,7 +250,7 @@ func TestUnavailable(t *testing.T) {
 		env := newEnv(t, newTestStore(t))
 		ctx, cancel := contextWithTimeout(env, time.Nanosecond)
 		defer cancel()
-		time.Sleep(time.Millisecond)
+		<-ctx.Done() // the deadline has passed
 		if _, err := env.s.GetEntity(ctx, env.account, env.table, "p", "r"); !errors.Is(err, store.ErrUnavailable) {
 			t.Errorf("GetEntity past the deadline = %v; want ErrUnavailable", err)
 		}

@@ -24,6 +24,7 @@ import (
 // connection; the store knows it by syscall.ECONNREFUSED (503: nothing was
 // sent), for reads and writes.
 func TestRefusedConnectionClassified(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestRefusedConnectionClassified(t *testing.T) {
 // (isItemTooLarge: ValidationException has no type of its own and no other
 // field tells an oversized update from a malformed one) is DynamoDB's.
 func TestLocalErrorTypes(t *testing.T) {
+	t.Parallel()
 	ctx := dynamolocal.Context(t, testTimeout)
 	client := dynamolocal.Client(t)
 	name := dynamolocal.UniqueName("tberr")

@@ -23,6 +23,7 @@ import (
 )
 
 func TestMapErr(t *testing.T) {
+	t.Parallel()
 	op := func(err error) error {
 		// The SDK wraps service errors in an OperationError.
 		return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "PutItem", Err: err}
@@ -70,6 +71,7 @@ func TestMapErr(t *testing.T) {
 }
 
 func TestPhysicalName(t *testing.T) {
+	t.Parallel()
 	s := &Store{opts: Options{TablePrefix: "tb-"}.withDefaults()}
 	cases := []struct {
 		account, table, want string
@@ -104,6 +106,7 @@ func TestPhysicalName(t *testing.T) {
 }
 
 func TestNewRejectsBadOptions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		client API
@@ -145,6 +148,7 @@ func (c *catalogStatusAPI) DescribeTable(context.Context, *dynamodb.DescribeTabl
 // data operations, so New must take it as it is, not wait for ACTIVE; a
 // CREATING one is not writable yet and is waited for.
 func TestNewUsesUpdatingCatalog(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		status    types.TableStatus
 		wantReady bool
@@ -168,6 +172,7 @@ func TestNewUsesUpdatingCatalog(t *testing.T) {
 }
 
 func TestOpErrorIndex(t *testing.T) {
+	t.Parallel()
 	// Errors found before any request still name the op.
 	s := &Store{opts: Options{}.withDefaults()}
 	ops := []store.Op{
@@ -192,6 +197,7 @@ func TestOpErrorIndex(t *testing.T) {
 }
 
 func TestIsItemTooLarge(t *testing.T) {
+	t.Parallel()
 	op := func(err error) error {
 		return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "UpdateItem", Err: err}
 	}
@@ -220,6 +226,7 @@ func TestIsItemTooLarge(t *testing.T) {
 // not applied; once an attempt may have been, ErrOutcomeUnknown (500
 // OperationTimedOut) whatever the last attempt's error (issue 23, item 3).
 func TestMapWriteErr(t *testing.T) {
+	t.Parallel()
 	op := func(err error) error {
 		return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "PutItem", Err: err}
 	}
@@ -268,6 +275,7 @@ func TestMapWriteErr(t *testing.T) {
 }
 
 func TestCancelledByConditions(t *testing.T) {
+	t.Parallel()
 	reasons := func(codes ...string) *types.TransactionCanceledException {
 		tce := &types.TransactionCanceledException{}
 		for _, c := range codes {
@@ -294,6 +302,7 @@ func TestCancelledByConditions(t *testing.T) {
 // The retryer of single writes sends again only what surely was not
 // applied.
 func TestSingleWriteRetryer(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		err   error
@@ -314,6 +323,7 @@ func TestSingleWriteRetryer(t *testing.T) {
 }
 
 func TestAttemptWatcher(t *testing.T) {
+	t.Parallel()
 	var w writeAttempts
 	r := attemptWatcher{Retryer: singleWriteRetryer, attempts: &w}
 	r.IsErrorRetryable(&smithyhttp.RequestSendError{Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}})

@@ -39,6 +39,7 @@ func (f *slowActive) option(o *dynamodb.Options) {
 // unlisted for long: the client's retry adopts it at once, and Get Table,
 // List Tables and Delete Table finish it when they find it ACTIVE.
 func TestHalfCreatedTable(t *testing.T) {
+	t.Parallel()
 	ctx := dynamolocal.Context(t, testTimeout)
 	fault := &slowActive{}
 	s := newTestStoreWith(t, Options{TableWaitTimeout: 300 * time.Millisecond}, fault.option)
@@ -127,6 +128,7 @@ func TestHalfCreatedTable(t *testing.T) {
 // and refused, Create Table fails and leaves no usable DynamoDB table
 // behind (deleted again) and the name free.
 func TestRecoveryRefusedLeavesNoTable(t *testing.T) {
+	t.Parallel()
 	ctx := dynamolocal.Context(t, testTimeout)
 	// DynamoDB Local does not implement UpdateContinuousBackups.
 	s := newTestStoreWith(t, Options{Protection: Protection{PointInTimeRecovery: PITRRequired, DeletionProtection: true}})

@@ -35,6 +35,7 @@ func binaries(n, size int) map[string]edm.Value {
 }
 
 func TestBuildItems(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		entity     *model.Entity
@@ -118,6 +119,7 @@ func TestBuildItems(t *testing.T) {
 }
 
 func TestBuildItemsErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		entity  *model.Entity
@@ -156,6 +158,7 @@ func TestBuildItemsErrors(t *testing.T) {
 }
 
 func TestDecodeItemsErrors(t *testing.T) {
+	t.Parallel()
 	good, err := buildItems(testLoc, entityWith("p", "r", map[string]edm.Value{"A": edm.NewInt32(1)}))
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +189,7 @@ func TestDecodeItemsErrors(t *testing.T) {
 // TestEntitySize pins model.EntitySize, on which mergeAction's reasoning
 // about the 1 MiB limit rests.
 func TestEntitySize(t *testing.T) {
+	t.Parallel()
 	e := entityWith("pk", "rk", map[string]edm.Value{
 		"S": edm.NewString("héllo"),   // 8+2 + 4+10
 		"B": edm.NewBinary([]byte{1}), // 8+2 + 4+1
@@ -204,6 +208,7 @@ func TestEntitySize(t *testing.T) {
 }
 
 func TestCheckTransaction(t *testing.T) {
+	t.Parallel()
 	var plans []*plan
 	var ops []store.Op
 	for i := range 5 {

@@ -27,6 +27,7 @@ func nearOneMiB() props {
 // one DynamoDB item and checks the result, the items left in DynamoDB, and
 // the calls each path costs.
 func TestLargeEntities(t *testing.T) {
+	t.Parallel()
 	counter := newCallCounter()
 	env := newEnv(t, newTestStore(t, counter.option))
 	if got := model.EntitySize(&model.Entity{PartitionKey: "big", RowKey: "e", Properties: nearOneMiB()}); got > maxEntitySize || got < maxEntitySize-30000 {
@@ -132,6 +133,7 @@ func TestLargeEntities(t *testing.T) {
 }
 
 func TestLargeEntityInBatch(t *testing.T) {
+	t.Parallel()
 	counter := newCallCounter()
 	env := newEnv(t, newTestStore(t, counter.option))
 	small := newEntity("b", "small", props{"A": edm.NewInt32(1)})
@@ -177,6 +179,7 @@ func TestLargeEntityInBatch(t *testing.T) {
 // DynamoDB page boundaries, and with a time budget so short that every page
 // ends early and resolves a pending chunked entity by a separate read.
 func TestQueryLargeEntities(t *testing.T) {
+	t.Parallel()
 	for _, budget := range []struct {
 		name string
 		opts Options

@@ -21,6 +21,7 @@ import (
 // the table is frozen and work after, the old DynamoDB table goes to the
 // purge, and a move stopped after its freeze resumes with the same id.
 func TestMoveToShared(t *testing.T) {
+	t.Parallel()
 	old := newTestStore(t)
 	ctx := dynamolocal.Context(t, testTimeout)
 	var written []*store.Op

@@ -69,6 +69,7 @@ func wantOrder(t *testing.T, got []*model.Entity, want []string) {
 // share their first 1024 bytes, so that ties fill whole index pages of a
 // shard and a group spans several of them.
 func TestOrderTiesInOneShard(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newTestStore(t))
 	pk := strings.Repeat("p", 1020)
 	var want []string
@@ -103,6 +104,7 @@ func (env *testEnv) mustWriteAll(es ...*model.Entity) {
 // TestOrderedRangeReads checks that a PartitionKey range, and a lower bound
 // with a small Top, read about what they return, not the table.
 func TestOrderedRangeReads(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newTestStore(t))
 	for p := range 40 {
 		var es []*model.Entity
@@ -141,6 +143,7 @@ func TestOrderedRangeReads(t *testing.T) {
 // index holds exactly the main items, with current values: overflow items
 // of large entities stay out of it.
 func TestIndexMatchesEntities(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newTestStore(t))
 	env.mustWriteAll(newEntity("a", "1", props{"V": edm.NewInt32(1)}), newEntity("a", "2", nil), newEntity("b", "", nil))
 	env.insert(newEntity("big", "x", nearOneMiB()))
@@ -190,6 +193,7 @@ func TestIndexMatchesEntities(t *testing.T) {
 // index did (no index, items without its attributes), reads it, adds the
 // index with AddOrderIndex and reads it in key order.
 func TestAddOrderIndexToOldTable(t *testing.T) {
+	t.Parallel()
 	old := newEnv(t, newTestStoreWith(t, Options{Layout: LayoutUnordered}))
 	var want []string
 	for _, pk := range []string{"m", "", "b", "z", "k"} {

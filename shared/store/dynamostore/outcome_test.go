@@ -69,6 +69,7 @@ func (f *attemptFault) option(o *dynamodb.Options) {
 // first transaction still in progress. 503 (ErrBusy) stays for writes that
 // surely were not applied. Both layouts.
 func TestWriteOutcomeUnknown(t *testing.T) {
+	t.Parallel()
 	for _, layout := range []struct {
 		name string
 		opts Options
@@ -120,6 +121,7 @@ func TestWriteOutcomeUnknown(t *testing.T) {
 // its answer lost and its retries throttled, the table is gone and the
 // answer is ErrOutcomeUnknown, not 503.
 func TestCatalogWriteOutcomeUnknown(t *testing.T) {
+	t.Parallel()
 	base := newSharedStore(t, Options{})
 	ctx := dynamolocal.Context(t, testTimeout)
 	for _, c := range []struct {

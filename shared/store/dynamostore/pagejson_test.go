@@ -377,6 +377,7 @@ func randomEntityItem(t testing.TB, rng *rand.Rand, i int) item {
 // page decoder must leave to the SDK, escapes, Unicode and odd whitespace,
 // next to the other members (Count, LastEvaluatedKey, ConsumedCapacity).
 func TestPageDecoderMatchesSDK(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 300 {
 		w := &jsonWriter{rng: rng}
@@ -415,6 +416,7 @@ func TestPageDecoderMatchesSDK(t *testing.T) {
 const sampleEntityJSON = `{"PartitionKey":{"S":"p"},"RowKey":{"S":"r"},"Timestamp":{"S":"2024-05-06T07:08:09.1234567Z"},"$n":{"N":"3"},"A":{"S":"x"},"B@":{"N":"1"},"C":{"B":"AAE="},"D":{"BOOL":true}}`
 
 func TestPageDecoderEdges(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		status int
 		body   string
@@ -474,6 +476,7 @@ func FuzzPageDecoder(f *testing.F) {
 // call it is given to, through a client tuneClient built, and no other
 // call; a client without itemProtocol leaves the sink empty.
 func TestEntitySinkPerCall(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"Count":1,"Items":[{"PartitionKey":{"S":"p"},"RowKey":{"S":"r"},"Timestamp":{"S":"2024-01-01T00:00:00.0000000Z"},"N":{"N":"1"}}],"ScannedCount":1}`)
 	ctx := context.Background()
 	tuned := tuneClient(cannedClient(200, body))
@@ -571,6 +574,7 @@ func (iotestErrReader) Read([]byte) (int, error) { return 0, errors.New("connect
 // TestPageProtocolBodyReadError: a body that fails while being read fails
 // the call, as the SDK's own decoder does.
 func TestPageProtocolBodyReadError(t *testing.T) {
+	t.Parallel()
 	client := tuneClient(dynamodb.New(dynamodb.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String("http://127.0.0.1:1"),
 		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),

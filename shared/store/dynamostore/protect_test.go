@@ -42,6 +42,7 @@ func (c *createInputs) option(o *dynamodb.Options) {
 // only the store's Delete Table lifts; point-in-time recovery degrades as
 // configured on DynamoDB Local, which does not implement it.
 func TestProtection(t *testing.T) {
+	t.Parallel()
 	ctx := dynamolocal.Context(t, testTimeout)
 	const kms = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 	rec := &createInputs{}
@@ -156,6 +157,7 @@ func (f *inUseAfterUpdate) option(o *dynamodb.Options) {
 // succeeds although the DeleteTable right after lifting the protection
 // finds the table UPDATING.
 func TestDeleteProtectedWhileUpdating(t *testing.T) {
+	t.Parallel()
 	ctx := dynamolocal.Context(t, testTimeout)
 	fault := &inUseAfterUpdate{}
 	s := newTestStoreWith(t, Options{Protection: Protection{DeletionProtection: true}}, fault.option)

@@ -32,6 +32,7 @@ func (a *slowSecondQuery) Query(ctx context.Context, in *dynamodb.QueryInput, op
 // after a page has made progress ends the page with a continuation; one that
 // times out before any progress fails the query.
 func TestQueryTimeoutAfterProgressReturnsPartialPage(t *testing.T) {
+	t.Parallel()
 	slow := &slowSecondQuery{API: dynamolocal.Client(t)}
 	s, err := New(dynamolocal.Context(t, testTimeout), slow, Options{TablePrefix: dynamolocal.UniqueName("tb") + "."})
 	if err != nil {
@@ -66,6 +67,7 @@ func TestQueryTimeoutAfterProgressReturnsPartialPage(t *testing.T) {
 // comes back in one page without a continuation, although DynamoDB marks a
 // read that stops at its Limit with a LastEvaluatedKey.
 func TestQueryExactTopHasNoTrailingPage(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newTestStore(t))
 	for i := range 25 {
 		env.insert(newEntity("p", fmt.Sprintf("r%02d", i), nil))

@@ -20,6 +20,7 @@ import (
 // look-up is cached (one GetItem per table and process per CatalogCacheTTL,
 // pinned by the ColdCache step).
 func TestRequestsPerOperation(t *testing.T) {
+	t.Parallel()
 	t.Run("PerTable", func(t *testing.T) { testRequestsPerOperation(t, false) })
 	t.Run("Shared", func(t *testing.T) { testRequestsPerOperation(t, true) })
 }

@@ -12,6 +12,7 @@ import (
 )
 
 func TestIsLocalEndpoint(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		endpoint string
 		want     bool
@@ -37,6 +38,7 @@ func TestIsLocalEndpoint(t *testing.T) {
 // serve and the functions (issue 23, item 6) re-creates a missing catalog
 // only on a local endpoint, and keeps the protection it is given.
 func TestSettingsOptions(t *testing.T) {
+	t.Parallel()
 	p := Protection{PointInTimeRecovery: PITRRequired, DeletionProtection: true, Tags: map[string]string{TagStack: "s"}}
 	onAWS := Settings{TablePrefix: "tb-", Protection: p}.Options()
 	if onAWS.RecreateCatalog || !onAWS.RequireCatalog || onAWS.Protection.PointInTimeRecovery != PITRRequired || !onAWS.Protection.DeletionProtection {
@@ -52,6 +54,7 @@ func TestSettingsOptions(t *testing.T) {
 // New refuses a missing catalog instead of creating it empty, and creates
 // nothing.
 func TestRequireCatalog(t *testing.T) {
+	t.Parallel()
 	ctx := dynamolocal.Context(t, testTimeout)
 	client := dynamolocal.Client(t)
 	prefix := dynamolocal.UniqueName("tbreq") + "."

@@ -77,6 +77,7 @@ func sharedItems(t *testing.T, s *Store) []string {
 // table never shows the old one's entities, although they are not purged
 // yet.
 func TestSharedDeleteIsImmediate(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond}))
 	env.insert(newEntity("p", "old", props{"V": edm.NewInt32(1)}))
 	if err := env.s.DeleteTable(env.ctx, env.account, env.table); err != nil {
@@ -121,6 +122,7 @@ func TestSharedDeleteIsImmediate(t *testing.T) {
 // of a large entity included, and nothing of another table, and ends its
 // purge item.
 func TestSharedPurge(t *testing.T) {
+	t.Parallel()
 	s := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond})
 	env := newEnv(t, s)
 	for i := range 60 {
@@ -170,6 +172,10 @@ func TestSharedPurge(t *testing.T) {
 // its time runs out) resumes at the next call, from another process too once
 // the lease has run out, and a table created meanwhile under the same name
 // keeps everything.
+//
+// It stays serial (no t.Parallel): the first purge is stopped by a 300 ms
+// deadline, which a test beside it on DynamoDB Local can make pass before
+// any delete.
 func TestSharedPurgeResumes(t *testing.T) {
 	s := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond, PurgeRate: 100})
 	env := newEnv(t, s)
@@ -271,6 +277,7 @@ func (s *Store) expireLeases(ctx context.Context) error {
 // either the table is gone (and one purge item is due), or it is there,
 // whole and listed.
 func TestSharedCreateRaces(t *testing.T) {
+	t.Parallel()
 	a := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond})
 	b := sibling(t, a)
 	ctx := dynamolocal.Context(t, testTimeout)
@@ -400,6 +407,7 @@ func (f *catalogFault) option(o *dynamodb.Options) {
 // OperationTimedOut), and 503 (ErrUnavailable) only when the write surely
 // was not sent.
 func TestSharedCreateOutcomeUnknown(t *testing.T) {
+	t.Parallel()
 	base := newSharedStore(t, Options{})
 	ctx := dynamolocal.Context(t, testTimeout)
 	for _, c := range []struct {
@@ -437,6 +445,7 @@ func TestSharedCreateOutcomeUnknown(t *testing.T) {
 // in the shared table; Delete Table of an old table goes through the purge,
 // which deletes its DynamoDB table.
 func TestSharedServesPerTableTables(t *testing.T) {
+	t.Parallel()
 	old := newTestStore(t)
 	ctx := dynamolocal.Context(t, testTimeout)
 	if _, err := old.CreateTable(ctx, "acct", "Before"); err != nil {
@@ -492,6 +501,7 @@ func TestSharedServesPerTableTables(t *testing.T) {
 // still holds it, and once created again, that process's reads and writes
 // reach the new table, never the old id.
 func TestSharedConfirmTable(t *testing.T) {
+	t.Parallel()
 	a := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, ConfirmTable: true})
 	ctx := dynamolocal.Context(t, testTimeout)
 	// b keeps its look-ups for an hour.
@@ -541,6 +551,7 @@ func TestSharedConfirmTable(t *testing.T) {
 // transaction that hands the old DynamoDB table to the purge; a recent
 // creating claim is still the other create's (ErrTableExists).
 func TestSharedCreateTakesOverPerTableLeftovers(t *testing.T) {
+	t.Parallel()
 	old := newTestStore(t)
 	ctx := dynamolocal.Context(t, testTimeout)
 	for _, name := range []string{"HalfDeleted", "Abandoned", "Creating"} {

@@ -25,6 +25,7 @@ func attrNames(it item) []string {
 // the stored item keeps exactly one spelling per property, with $n bounding
 // the property count.
 func TestMergeMovesTypedSpelling(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, newTestStore(t))
 	dt := time.Date(2024, 5, 1, 12, 34, 56, 123456700, time.UTC)
 	typedFirst := props{
@@ -68,6 +69,7 @@ func TestMergeMovesTypedSpelling(t *testing.T) {
 // TestStoredTwiceIsCorrupt: an item holding a property under both names
 // (written by another tool) is refused rather than read either way.
 func TestStoredTwiceIsCorrupt(t *testing.T) {
+	t.Parallel()
 	it := keyItem("p", "r")
 	it[attrTimestamp] = str(formatTime(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)))
 	it["A"] = &types.AttributeValueMemberN{Value: "1"}
@@ -82,6 +84,7 @@ func TestStoredTwiceIsCorrupt(t *testing.T) {
 // UpdateItem is turned away and the merge is redone exactly from ALL_OLD
 // (one more request, no read), which resets $n.
 func TestMergeCountBoundDrift(t *testing.T) {
+	t.Parallel()
 	counter := newCallCounter()
 	env := newEnv(t, newTestStore(t, counter.option))
 	p := make(props, 250)
@@ -128,6 +131,7 @@ func TestMergeCountBoundDrift(t *testing.T) {
 // property twice, so the fast UpdateItem is turned away and the merge is
 // redone as a PutItem from ALL_OLD: two requests, the same result.
 func TestMergeOf252Properties(t *testing.T) {
+	t.Parallel()
 	counter := newCallCounter()
 	env := newEnv(t, newTestStore(t, counter.option))
 	env.insert(newEntity("wide", "e", nil))

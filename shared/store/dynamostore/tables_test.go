@@ -63,6 +63,7 @@ func (a *slowDeletes) finish() {
 }
 
 func TestTableBeingDeleted(t *testing.T) {
+	t.Parallel()
 	api := &slowDeletes{API: dynamolocal.Client(t), deleting: map[string]bool{}}
 	ctx := dynamolocal.Context(t, testTimeout)
 	s, err := New(ctx, api, Options{TablePrefix: dynamolocal.UniqueName("tb") + "."})
@@ -119,6 +120,7 @@ func setCatalogState(t *testing.T, env *testEnv, state string, since time.Time) 
 }
 
 func TestCrashedTableCalls(t *testing.T) {
+	t.Parallel()
 	t.Run("DeleteCrashedBeforeDynamoDBDelete", func(t *testing.T) {
 		env := newEnv(t, newTestStore(t))
 		env.insert(newEntity("p", "r", nil))
@@ -178,6 +180,7 @@ func TestCrashedTableCalls(t *testing.T) {
 }
 
 func TestConcurrentCreateTable(t *testing.T) {
+	t.Parallel()
 	s := newTestStore(t)
 	ctx := dynamolocal.Context(t, testTimeout)
 	const n = 8
@@ -205,6 +208,7 @@ func TestConcurrentCreateTable(t *testing.T) {
 }
 
 func TestEmptyAccountName(t *testing.T) {
+	t.Parallel()
 	// DynamoDB rejects empty key strings; the catalog encodes accounts like
 	// entity keys, so even an empty account name works.
 	s := newTestStore(t)

@@ -34,6 +34,7 @@ type opaqueBody struct{ io.Reader }
 func (opaqueBody) Close() error { return nil }
 
 func TestSingleWriteClient(t *testing.T) {
+	t.Parallel()
 	var got atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -81,6 +82,7 @@ func TestSingleWriteClient(t *testing.T) {
 // TestTuneClient: the store's client keeps the caller's options (here a
 // middleware that counts calls) and gains both changes, once.
 func TestTuneClient(t *testing.T) {
+	t.Parallel()
 	counter := newCallCounter()
 	base := dynamodb.New(dynamodb.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String("http://127.0.0.1:1"),
@@ -126,6 +128,7 @@ func (d failingDoer) Do(*http.Request) (*http.Response, error) {
 // TestSingleWriteClientShortBody: a body shorter than its ContentLength is
 // an error, and the request is not sent.
 func TestSingleWriteClientShortBody(t *testing.T) {
+	t.Parallel()
 	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:1", opaqueBody{strings.NewReader("short")})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // chunks split and empty many times, and compares every walk with a plain
 // sorted slice of the same keys.
 func TestRowsAgainstSortedSlice(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var r rows
 	want := map[key]bool{}

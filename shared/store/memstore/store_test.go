@@ -18,16 +18,19 @@ func newStore(t *testing.T, opts ...Option) *Store {
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store { return newStore(t) })
 }
 
 // TestConformanceTinyScanBudget runs the suite with a budget of one row per
 // page, so every query pages through short and empty pages.
 func TestConformanceTinyScanBudget(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store { return newStore(t, WithScanBudget(1, time.Hour)) })
 }
 
 func TestNewRefusesBadBudget(t *testing.T) {
+	t.Parallel()
 	for _, opt := range []Option{WithScanBudget(0, time.Second), WithScanBudget(1, 0)} {
 		if _, err := New(opt); err == nil {
 			t.Error("New accepted an invalid scan budget")

@@ -13,7 +13,8 @@
 //
 // Run asks for a store per group of subtests and closes it when the group
 // ends (newStore may register its own cleanup too; Close must then be
-// harmless twice). A group creates few tables, since a DynamoDB table takes a
+// harmless twice). The groups run in parallel (t.Parallel), so newStore is
+// called concurrently. A group creates few tables, since a DynamoDB table takes a
 // while to create, and names every account and table uniquely from the test
 // name and a per-process nonce, so stores that share one backend across
 // calls do not see each other's data.

@@ -7,6 +7,7 @@ import (
 )
 
 func TestGeneratedNamesAreLegal(t *testing.T) {
+	t.Parallel()
 	tableRE := regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{2,62}$`)
 	accountRE := regexp.MustCompile(`^[a-z0-9]{3,24}$`)
 	testNames := []string{
@@ -35,6 +36,7 @@ func TestGeneratedNamesAreLegal(t *testing.T) {
 }
 
 func TestPatternDiffersBySeed(t *testing.T) {
+	t.Parallel()
 	a, b := pattern(64, 1), pattern(64, 2)
 	if string(a) == string(b) || string(a) != string(pattern(64, 1)) {
 		t.Error("pattern must be deterministic per seed and differ across seeds")

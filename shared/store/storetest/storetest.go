@@ -38,28 +38,42 @@ func PartitionsUnordered() Option {
 }
 
 // Run runs the conformance suite. newStore returns a fresh or shared store;
-// Run closes it when the subtest that asked for it ends.
+// Run closes it when the subtest that asked for it ends. Its groups of
+// subtests run in parallel, so newStore must be safe to call concurrently.
 func Run(t *testing.T, newStore func(t *testing.T) store.Store, opts ...Option) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	s := suite{newStore: newStore, opts: o}
-	t.Run("Tables", s.testTables)
-	t.Run("ServiceProperties", s.testServiceProperties)
-	t.Run("AccountIsolation", s.testAccountIsolation)
-	t.Run("TableNotFound", s.testTableNotFound)
-	t.Run("Conditions", s.testConditions)
-	t.Run("WriteSemantics", s.testWriteSemantics)
-	t.Run("Atomicity", s.testAtomicity)
-	t.Run("MergeLimits", s.testMergeLimits)
-	t.Run("Values", s.testValues)
-	t.Run("Keys", s.testKeys)
-	t.Run("LargeEntity", s.testLargeEntity)
-	t.Run("Copies", s.testCopies)
-	t.Run("Query", s.testQuery)
-	t.Run("CursorLimits", s.testCursorLimits)
-	t.Run("Concurrency", s.testConcurrency)
+	groups := []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"Tables", s.testTables},
+		{"ServiceProperties", s.testServiceProperties},
+		{"AccountIsolation", s.testAccountIsolation},
+		{"TableNotFound", s.testTableNotFound},
+		{"Conditions", s.testConditions},
+		{"WriteSemantics", s.testWriteSemantics},
+		{"Atomicity", s.testAtomicity},
+		{"MergeLimits", s.testMergeLimits},
+		{"Values", s.testValues},
+		{"Keys", s.testKeys},
+		{"LargeEntity", s.testLargeEntity},
+		{"Copies", s.testCopies},
+		{"Query", s.testQuery},
+		{"CursorLimits", s.testCursorLimits},
+		{"Concurrency", s.testConcurrency},
+	}
+	for _, g := range groups {
+		// The groups run in parallel: each has a store of its own from
+		// newStore and accounts named after its own test name.
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			g.run(t)
+		})
+	}
 }
 
 type suite struct {

@@ -11,6 +11,7 @@ import (
 // TestOutcome: a backend's throttle and unavailability are told apart from
 // the protocol's ordinary errors, wrapped as stores wrap them.
 func TestOutcome(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		want Outcome

@@ -26,6 +26,7 @@ func openBolt(t *testing.T) store.Store {
 
 // TestConformance: the wrapper changes nothing a store does.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store {
 		return timedstore.New(openBolt(t), func(operation.StoreMethod, time.Duration, timedstore.Outcome) {})
 	})
@@ -38,6 +39,7 @@ type observed struct {
 
 // TestObserves: each call is reported once, by its method, with its outcome.
 func TestObserves(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var got []observed
 	st := timedstore.New(openBolt(t), func(m operation.StoreMethod, took time.Duration, o timedstore.Outcome) {

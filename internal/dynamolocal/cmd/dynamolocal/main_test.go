@@ -18,6 +18,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
 
 func TestRunServesUntilCanceled(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(dynamolocal.EnvEndpoint) != "" {
 		t.Skip("a shared endpoint is configured; not starting a second JVM")
 	}
@@ -60,6 +61,7 @@ func TestRunServesUntilCanceled(t *testing.T) {
 }
 
 func TestRunBadFlag(t *testing.T) {
+	t.Parallel()
 	if err := run(t.Context(), []string{"-nope"}, &bytes.Buffer{}); err == nil {
 		t.Error("run with an unknown flag succeeded")
 	}

@@ -16,6 +16,7 @@ import (
 )
 
 func TestWriteEvents(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	if err := writeEvents(dir, now, io.Discard); err != nil {
@@ -38,6 +39,7 @@ func TestWriteEvents(t *testing.T) {
 }
 
 func TestEventsRefusals(t *testing.T) {
+	t.Parallel()
 	if err := runEvents([]string{"-dir", t.TempDir(), "extra"}); err == nil {
 		t.Error("a stray argument was accepted")
 	}
@@ -54,6 +56,7 @@ func TestEventsRefusals(t *testing.T) {
 // events -fixture-date (make events-fixtures) writes, byte for
 // byte, every time; make events writes elsewhere (build/events).
 func TestEventsFixturesAreStable(t *testing.T) {
+	t.Parallel()
 	tracked := filepath.Join("..", "..", "..", "..", "events")
 	var runs [2]string
 	for i := range runs {
