@@ -24,6 +24,10 @@ func directConfig(endpoint string) Config {
 	cfg := smallConfig("not a url")
 	cfg.DynamoDBEndpoint = endpoint
 	cfg.Account, cfg.Key = "", ""
+	// The table's name follows from the prefix and the seed: a prefix of
+	// its own keeps tests running in parallel, and other test binaries on
+	// the same DynamoDB Local, off each other's table.
+	cfg.TablePrefix = "bench" + strings.ReplaceAll(dynamolocal.UniqueName(""), "-", "x")
 	return cfg
 }
 
