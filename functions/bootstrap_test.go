@@ -112,16 +112,26 @@ func keysSecret(t testing.TB) string {
 	return string(b)
 }
 
+// newStackTables creates what the stack declares on DynamoDB, the catalog
+// and the shared table, under a table prefix of its own, and returns the
+// prefix and a store on them.
+func newStackTables(t testing.TB, name string) (string, *dynamostore.Store) {
+	t.Helper()
+	prefix := dynamolocal.UniqueName(name) + "-"
+	st, err := dynamostore.New(dynamolocal.Context(t, time.Minute), dynamolocal.Client(t),
+		dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true})
+	if err != nil {
+		t.Fatalf("create the catalog and the shared table: %v", err)
+	}
+	return prefix, st
+}
+
 // startDeployment creates the catalog table, as the template does, and
 // starts every function under the emulator.
 func startDeployment(t *testing.T, dir, rie string) *deployment {
 	t.Helper()
 	endpoint := dynamolocal.Endpoint(t)
-	prefix := dynamolocal.UniqueName("tbfn") + "-"
-	ctx := dynamolocal.Context(t, time.Minute)
-	if _, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}); err != nil {
-		t.Fatalf("create the catalog table: %v", err)
-	}
+	prefix, _ := newStackTables(t, "tbfn")
 	d := &deployment{fns: map[string]*rieFunction{}, secrets: newSecretsManager(t, keysSecretID, keysSecret(t)), prefix: prefix}
 	d.key = testissuer.NewKey(t, jose.RS256)
 	d.issuer = testissuer.New(t, d.key)
@@ -385,11 +395,7 @@ func TestBootstrapInitErrors(t *testing.T) {
 	endpoint := dynamolocal.Endpoint(t)
 	rie := rieBinary(t)
 	dir := buildBootstraps(t)
-	prefix := dynamolocal.UniqueName("tbinit") + "-"
-	ctx := dynamolocal.Context(t, time.Minute)
-	if _, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}); err != nil {
-		t.Fatal(err)
-	}
+	prefix, _ := newStackTables(t, "tbinit")
 	sm := newSecretsManager(t, keysSecretID, keysSecret(t))
 	tests := []struct {
 		name    string

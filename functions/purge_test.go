@@ -42,13 +42,8 @@ func TestPurgeFunction(t *testing.T) {
 	endpoint := dynamolocal.Endpoint(t)
 	rie := rieBinary(t)
 	dir := buildBootstraps(t)
-	prefix := dynamolocal.UniqueName("tbpurge") + "-"
+	prefix, st := newStackTables(t, "tbpurge")
 	ctx := dynamolocal.Context(t, 2*time.Minute)
-	client := dynamolocal.Client(t)
-	st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const account = auth.DevStoreAccountName
 	for _, table := range []string{"doomed", "kept"} {
 		if _, err := st.CreateTable(ctx, account, table); err != nil {
@@ -99,7 +94,7 @@ func TestPurgeFunction(t *testing.T) {
 	if rep := invoke(); rep != (dynamostore.PurgeReport{}) {
 		t.Errorf("second invocation = %+v; want nothing left to do", rep)
 	}
-	out, err := client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(prefix + "entities"), Select: "COUNT"})
+	out, err := dynamolocal.Client(t).Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(prefix + "entities"), Select: "COUNT"})
 	if err != nil {
 		t.Fatal(err)
 	}
