@@ -112,6 +112,19 @@ func keysSecret(t testing.TB) string {
 	return string(b)
 }
 
+// needBootstraps skips t where the bootstraps cannot run, and returns the
+// DynamoDB Local endpoint (skipping, or failing under CI, before the build
+// when it is missing), the emulator and the folder of built bootstraps.
+func needBootstraps(t *testing.T) (endpoint, rie, dir string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the bootstraps are linux binaries (provided.al2023)")
+	}
+	endpoint = dynamolocal.Endpoint(t)
+	rie = rieBinary(t)
+	return endpoint, rie, buildBootstraps(t)
+}
+
 // newStackTables creates what the stack declares on DynamoDB, the catalog
 // and the shared table, under a table prefix of its own, and returns the
 // prefix and a store on them.
@@ -180,12 +193,7 @@ func profileMounts() []struct {
 // aws-lambda-go's published samples for every profile; the SDK scenario
 // runs through each.
 func TestBootstraps(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the bootstraps are linux binaries (provided.al2023)")
-	}
-	dynamolocal.Endpoint(t) // skip (or fail under CI) before building when DynamoDB Local is missing
-	rie := rieBinary(t)
-	dir := buildBootstraps(t)
+	_, rie, dir := needBootstraps(t)
 	for _, name := range bootstrapNames() {
 		fi, err := os.Stat(filepath.Join(dir, name, "bootstrap"))
 		if err != nil {
@@ -389,12 +397,7 @@ func runStoredEvents(t *testing.T, invoke invoker) {
 // Runtime API's /init/error, which the emulator answers the invocation
 // with (Runtime.InitError).
 func TestBootstrapInitErrors(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the bootstraps are linux binaries (provided.al2023)")
-	}
-	endpoint := dynamolocal.Endpoint(t)
-	rie := rieBinary(t)
-	dir := buildBootstraps(t)
+	endpoint, rie, dir := needBootstraps(t)
 	prefix, _ := newStackTables(t, "tbinit")
 	sm := newSecretsManager(t, keysSecretID, keysSecret(t))
 	tests := []struct {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
@@ -36,12 +35,7 @@ const scheduledNotification = `{"version":"0","id":"8f3a2c1e-5b6d-4e7f-9a0b-1c2d
 // ago, leaves a live table's alone, and the next invocation finds nothing
 // to do.
 func TestPurgeFunction(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the bootstraps are linux binaries (provided.al2023)")
-	}
-	endpoint := dynamolocal.Endpoint(t)
-	rie := rieBinary(t)
-	dir := buildBootstraps(t)
+	endpoint, rie, dir := needBootstraps(t)
 	prefix, st := newStackTables(t, "tbpurge")
 	ctx := dynamolocal.Context(t, 2*time.Minute)
 	const account = auth.DevStoreAccountName
