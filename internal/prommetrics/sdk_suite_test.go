@@ -11,6 +11,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 	"github.com/tablebridge/tablebridge/shared/store/timedstore"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // TestSDKSuiteMetrics runs the Go SDK conformance suite with serve's
@@ -27,7 +28,7 @@ func TestSDKSuiteMetrics(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
-			return testserver.New(t, testserver.WithStore(timedstore.New(st, m.ObserveStoreCall)), testserver.WithObserve(m.ObserveRequest))
+			return testserver.New(t, tablebridgetest.WithStore(timedstore.New(st, m.ObserveStoreCall)), tablebridgetest.WithObserve(m.ObserveRequest))
 		})
 	})
 	text := scrape(t, m)

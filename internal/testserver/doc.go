@@ -10,7 +10,7 @@
 //
 //	func TestSDK(t *testing.T) {
 //		testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server {
-//			return testserver.New(t, testserver.WithStore(newDynamoStore(t)))
+//			return testserver.New(t, tablebridgetest.WithStore(newDynamoStore(t)))
 //		})
 //	}
 //

@@ -1,19 +1,14 @@
 package testserver
 
 import (
-	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
-	"github.com/tablebridge/tablebridge/shared/httpapi"
-	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
@@ -25,153 +20,15 @@ type Server struct {
 	*tablebridgetest.Server
 }
 
-// Option configures New.
-type Option func(*config) error
-
-type config struct {
-	store        store.Store
-	accounts     []auth.Account
-	now          func() time.Time
-	logger       *slog.Logger
-	tls          bool
-	tokens       auth.TokenVerifier
-	observe      func(httpapi.RequestStats)
-	logRequests  bool
-	answerBudget int
-}
-
-// WithLogger sends the handler's log to l instead of the test log (warnings
-// and errors only).
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) error {
-		c.logger = l
-		return nil
-	}
-}
-
-// WithTLS serves HTTPS (httptest's certificate, which the Server's clients
-// trust), as bearer tokens require.
-func WithTLS() Option {
-	return func(c *config) error {
-		c.tls = true
-		return nil
-	}
-}
-
-// WithTokens accepts bearer tokens checked by tv (shared/oauth).
-func WithTokens(tv auth.TokenVerifier) Option {
-	return func(c *config) error {
-		c.tokens = tv
-		return nil
-	}
-}
-
-// WithLogRequests makes the handler log one line per request (to the
-// WithLogger logger).
-func WithLogRequests() Option {
-	return func(c *config) error {
-		c.logRequests = true
-		return nil
-	}
-}
-
-// WithStore serves st instead of a fresh boltstore. The caller owns st and
-// closes it; the Server only stops serving it.
-func WithStore(st store.Store) Option {
-	return func(c *config) error {
-		if st == nil {
-			return fmt.Errorf("testserver: WithStore(nil)")
-		}
-		c.store = st
-		return nil
-	}
-}
-
-// WithAccounts adds accounts besides devstoreaccount1. An account with two
-// keys accepts a signature made with either.
-func WithAccounts(accounts ...auth.Account) Option {
-	return func(c *config) error {
-		for _, a := range accounts {
-			if a.Name == auth.DevStoreAccountName {
-				return fmt.Errorf("testserver: %s is always configured", a.Name)
-			}
-		}
-		c.accounts = append(c.accounts, accounts...)
-		return nil
-	}
-}
-
-// WithObserve has the handler report every answered request to fn
-// (httpapi.Options.Observe), as serve -metrics does.
-func WithObserve(fn func(httpapi.RequestStats)) Option {
-	return func(c *config) error {
-		c.observe = fn
-		return nil
-	}
-}
-
-// WithNow sets the clock of the handler (response dates, request date
-// checks) and of the service (entity Timestamps).
-func WithNow(now func() time.Time) Option {
-	return func(c *config) error {
-		if now == nil {
-			return fmt.Errorf("testserver: WithNow(nil)")
-		}
-		c.now = now
-		return nil
-	}
-}
-
-// WithAnswerBudget sets the handler's httpapi.Options.AnswerBudget, so a
-// test can make query answers end early with few entities.
-func WithAnswerBudget(n int) Option {
-	return func(c *config) error {
-		c.answerBudget = n
-		return nil
-	}
-}
-
 // New starts a server for the duration of the test, through
-// tablebridgetest.NewServer: the suite's default store is a bbolt file in
-// t.TempDir() (the durable store the local server runs), where
-// tablebridgetest's is memory. Any setup failure fails the test at once.
-func New(t testing.TB, opts ...Option) *Server {
+// tablebridgetest.NewServer with opts (tablebridgetest's options): the
+// suite's default store is a bbolt file in t.TempDir() (the durable store
+// the local server runs), where tablebridgetest's is memory;
+// tablebridgetest.WithStore replaces it. Any setup failure fails the test
+// at once.
+func New(t testing.TB, opts ...tablebridgetest.Option) *Server {
 	t.Helper()
-	var cfg config
-	for _, opt := range opts {
-		if err := opt(&cfg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	topts := []tablebridgetest.Option{tablebridgetest.WithBoltStore(t.TempDir())}
-	if cfg.store != nil {
-		topts = append(topts, tablebridgetest.WithStore(cfg.store))
-	}
-	if len(cfg.accounts) > 0 {
-		topts = append(topts, tablebridgetest.WithAccounts(cfg.accounts...))
-	}
-	if cfg.now != nil {
-		topts = append(topts, tablebridgetest.WithNow(cfg.now))
-	}
-	if cfg.logger != nil {
-		topts = append(topts, tablebridgetest.WithLogger(cfg.logger))
-	}
-	if cfg.tls {
-		topts = append(topts, tablebridgetest.WithTLS())
-	}
-	if cfg.tokens != nil {
-		topts = append(topts, tablebridgetest.WithTokenVerifier(cfg.tokens))
-	}
-	if cfg.logRequests {
-		topts = append(topts, tablebridgetest.WithLogRequests())
-	}
-	if cfg.observe != nil {
-		topts = append(topts, tablebridgetest.WithObserve(cfg.observe))
-	}
-	if cfg.answerBudget != 0 {
-		topts = append(topts, tablebridgetest.WithAnswerBudget(cfg.answerBudget))
-	}
-	return &Server{Server: tablebridgetest.NewServer(t, topts...)}
+	return &Server{Server: tablebridgetest.NewServer(t, append([]tablebridgetest.Option{tablebridgetest.WithBoltStore(t.TempDir())}, opts...)...)}
 }
 
 // Account returns a configured account by name; the test fails when the

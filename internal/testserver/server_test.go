@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 var validTableName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{2,62}$`)
@@ -36,27 +37,13 @@ func TestTableName(t *testing.T) {
 	}
 }
 
-func TestOptionsRefuseNil(t *testing.T) {
-	t.Parallel()
-	var c config
-	for name, opt := range map[string]Option{
-		"WithStore(nil)":         WithStore(nil),
-		"WithNow(nil)":           WithNow(nil),
-		"WithAccounts(devstore)": WithAccounts(auth.DevStoreAccount()),
-	} {
-		if err := opt(&c); err == nil {
-			t.Errorf("%s: no error", name)
-		}
-	}
-}
-
 func TestServer(t *testing.T) {
 	t.Parallel()
 	second := auth.Account{Name: "otheracct", Keys: [][]byte{[]byte("key-one"), []byte("key-two")}}
 	// A frozen clock near the real one: the SDK dates its requests with
 	// the real clock, and the verifier allows 15 minutes either way.
 	fixed := time.Now().UTC().Truncate(time.Second).Add(-time.Minute)
-	srv := New(t, WithAccounts(second), WithNow(func() time.Time { return fixed }))
+	srv := New(t, tablebridgetest.WithAccounts(second), tablebridgetest.WithNow(func() time.Time { return fixed }))
 
 	t.Run("ConnectionString", func(t *testing.T) {
 		want := "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + auth.DevStoreAccountKey +

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // suiteAuth covers Shared Key authorization ("Authorize with Shared Key"):
@@ -23,7 +24,7 @@ func suiteAuth(t *testing.T, newServer func(t *testing.T) *Server) {
 	// A second account with two keys, served over the same store by a
 	// second handler: newServer only ever configures devstoreaccount1.
 	second := auth.Account{Name: "secondacct", Keys: [][]byte{randomKey(t), randomKey(t)}}
-	srv2 := New(t, WithStore(srv.Store), WithAccounts(second))
+	srv2 := New(t, tablebridgetest.WithStore(srv.Store), tablebridgetest.WithAccounts(second))
 	sc := srv.ServiceClient(t)
 	c := newTable(t, sc, "auth")
 	table := TableName(t, "auth")

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // suiteCORS covers "CORS support for the Azure Storage services" and
@@ -208,7 +209,7 @@ func suiteCORS(t *testing.T, newServer func(t *testing.T) *Server) {
 		// Rules belong to an account: another account on the same store
 		// has none, so every preflight fails.
 		bare := auth.Account{Name: "corslessacct", Keys: [][]byte{randomKey(t)}}
-		srv2 := New(t, WithStore(srv.Store), WithAccounts(bare))
+		srv2 := New(t, tablebridgetest.WithStore(srv.Store), tablebridgetest.WithAccounts(bare))
 		wantCode(t, preflight(t, srv2, bare.Name, "/Tables", app, "GET", ""), http.StatusForbidden, "CorsPreflightFailure")
 		if resp := preflight(t, srv2, "", "/Tables", app, "GET", ""); resp.StatusCode != http.StatusOK {
 			t.Errorf("devstoreaccount1 on the second handler: %d, want 200 from the stored rules", resp.StatusCode)

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // suiteSecondary covers the secondary location of every account: Azure
@@ -174,7 +175,7 @@ func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 	// Every account has its secondary, signed with that account's own key.
 	t.Run("EveryAccount", func(t *testing.T) {
 		other := auth.Account{Name: "otheracct", Keys: [][]byte{randomKey(t)}}
-		srv2 := New(t, WithStore(srv.Store), WithAccounts(other))
+		srv2 := New(t, tablebridgetest.WithStore(srv.Store), tablebridgetest.WithAccounts(other))
 		osc := srv2.Client(t, srv2.AccountConnectionString(t, other.Name, 0))
 		otherTable := TableName(t, "")
 		if _, err := osc.CreateTable(ctxFor(t), otherTable, nil); err != nil {

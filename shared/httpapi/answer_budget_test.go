@@ -16,12 +16,13 @@ import (
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // budgetServers runs test against a server with the given answer budget
 // on each store: the embedded bbolt store and DynamoDB Local.
 func budgetServers(t *testing.T, budget int, test func(t *testing.T, s *testserver.Server)) {
-	t.Run("bolt", func(t *testing.T) { test(t, testserver.New(t, testserver.WithAnswerBudget(budget))) })
+	t.Run("bolt", func(t *testing.T) { test(t, testserver.New(t, tablebridgetest.WithAnswerBudget(budget))) })
 	t.Run("dynamodb", func(t *testing.T) {
 		if testing.Short() {
 			t.Skip("DynamoDB Local skipped in -short mode")
@@ -33,7 +34,7 @@ func budgetServers(t *testing.T, budget int, test func(t *testing.T, s *testserv
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		test(t, testserver.New(t, testserver.WithStore(st), testserver.WithAnswerBudget(budget)))
+		test(t, testserver.New(t, tablebridgetest.WithStore(st), tablebridgetest.WithAnswerBudget(budget)))
 	})
 }
 

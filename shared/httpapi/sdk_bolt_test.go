@@ -7,6 +7,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // TestSDKBolt runs the aztables conformance suite against the real handler
@@ -34,6 +35,6 @@ func TestSDKBoltShortPages(t *testing.T) {
 				t.Error(err)
 			}
 		})
-		return testserver.New(t, testserver.WithStore(st))
+		return testserver.New(t, tablebridgetest.WithStore(st))
 	})
 }

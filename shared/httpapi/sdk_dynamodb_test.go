@@ -8,6 +8,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
@@ -33,7 +34,7 @@ func newDynamoServer(t *testing.T) *testserver.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return testserver.New(t, testserver.WithStore(st))
+	return testserver.New(t, tablebridgetest.WithStore(st))
 }
 
 // TestProtocolDynamoDB runs the transactions, SAS, ACL, service properties

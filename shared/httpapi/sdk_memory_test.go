@@ -5,6 +5,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/store/memstore"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // memoryServer serves a fresh in-memory store, the store of serve -store
@@ -15,7 +16,7 @@ func memoryServer(t *testing.T) *testserver.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return testserver.New(t, testserver.WithStore(st))
+	return testserver.New(t, tablebridgetest.WithStore(st))
 }
 
 // TestSDKMemory runs the aztables conformance suite over the in-memory

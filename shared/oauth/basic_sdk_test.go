@@ -13,6 +13,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/testissuer"
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/oauth"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // TestBasicMode drives the official Go SDK with a TokenCredential over
@@ -24,10 +25,10 @@ func TestBasicMode(t *testing.T) {
 	forEachStore(t, testBasicMode)
 }
 
-func testBasicMode(t *testing.T, storeOpts []testserver.Option) {
+func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	logs := &logBuffer{}
-	srv := testserver.New(t, append(storeOpts, testserver.WithTLS(), testserver.WithTokens(basic(t, nil)),
-		testserver.WithLogRequests(), testserver.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))...)
+	srv := testserver.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(basic(t, nil)),
+		tablebridgetest.WithLogRequests(), tablebridgetest.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))...)
 	// Basic mode checks no signature: any key makes an acceptable token.
 	key := testissuer.NewKey(t, jose.RS256)
 	v1 := "https://sts.windows.net/" + tenant + "/"
@@ -178,7 +179,7 @@ func testBasicMode(t *testing.T, storeOpts []testserver.Option) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rsrv := testserver.New(t, append(storeOpts, testserver.WithTLS(), testserver.WithTokens(basic(t, cfg)))...)
+		rsrv := testserver.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(basic(t, cfg)))...)
 		name := testserver.TableName(t, "")
 		if _, err := rsrv.ServiceClient(t).CreateTable(t.Context(), name, nil); err != nil {
 			t.Fatal(err)
@@ -195,7 +196,7 @@ func testBasicMode(t *testing.T, storeOpts []testserver.Option) {
 	})
 
 	t.Run("OverHTTPIsRefused", func(t *testing.T) {
-		plain := testserver.New(t, append(storeOpts, testserver.WithTokens(basic(t, nil)))...)
+		plain := testserver.New(t, append(storeOpts, tablebridgetest.WithTokenVerifier(basic(t, nil)))...)
 		resp := rawBearer(t, plain, http.MethodGet, "/Tables", testissuer.Token(t, key, v1, nil))
 		if resp.StatusCode != http.StatusForbidden || resp.Header.Get("x-ms-error-code") != "AuthenticationFailed" ||
 			!strings.Contains(string(resp.Body), "Authentication scheme Bearer is not allowed with HTTP.") {

@@ -19,6 +19,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 	"github.com/tablebridge/tablebridge/shared/store/memstore"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamolocal.Main(m)) }
@@ -30,7 +31,7 @@ const devAccount = "devstoreaccount1"
 
 // forEachStore runs fn over the embedded store and DynamoDB Local, with the
 // options that select the store.
-func forEachStore(t *testing.T, fn func(t *testing.T, storeOpts []testserver.Option)) {
+func forEachStore(t *testing.T, fn func(t *testing.T, storeOpts []tablebridgetest.Option)) {
 	t.Run("bolt", func(t *testing.T) { fn(t, nil) })
 	t.Run("memory", func(t *testing.T) {
 		st, err := memstore.New()
@@ -38,7 +39,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, storeOpts []testserver.Opt
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		fn(t, []testserver.Option{testserver.WithStore(st)})
+		fn(t, []tablebridgetest.Option{tablebridgetest.WithStore(st)})
 	})
 	t.Run("dynamodb", func(t *testing.T) {
 		client := dynamolocal.Client(t) // skips under -short
@@ -49,7 +50,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, storeOpts []testserver.Opt
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		fn(t, []testserver.Option{testserver.WithStore(st)})
+		fn(t, []tablebridgetest.Option{tablebridgetest.WithStore(st)})
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/testissuer"
 	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/oauth"
+	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // TestVerifiedMode runs its own OpenID issuers on loopback (discovery,
@@ -25,7 +26,7 @@ func TestVerifiedMode(t *testing.T) {
 	forEachStore(t, testVerifiedMode)
 }
 
-func testVerifiedMode(t *testing.T, storeOpts []testserver.Option) {
+func testVerifiedMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	rsa1, ec1 := testissuer.NewKey(t, jose.RS256), testissuer.NewKey(t, jose.ES256)
 	iss := testissuer.New(t, rsa1, ec1)
 	otherKey := testissuer.NewKey(t, jose.RS256)
@@ -49,7 +50,7 @@ func testVerifiedMode(t *testing.T, storeOpts []testserver.Option) {
 		t.Fatal(err)
 	}
 	advanceKeyClock := oauth.MoveKeyClock(v)
-	srv := testserver.New(t, append(storeOpts, testserver.WithTLS(), testserver.WithTokens(v))...)
+	srv := testserver.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))...)
 	keyClient := srv.ServiceClient(t)
 	elsewhere := testserver.TableName(t, "elsewhere")
 	for _, name := range []string{orders, elsewhere} {
@@ -250,7 +251,7 @@ func TestVerifiedIssuerDown(t *testing.T) {
 				if err := v.Discover(t.Context()); err == nil {
 					t.Error("Discover reported no failure")
 				}
-				srv := testserver.New(t, testserver.WithTLS(), testserver.WithTokens(v))
+				srv := testserver.New(t, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))
 				name := testserver.TableName(t, "")
 				if _, err := srv.ServiceClient(t).CreateTable(t.Context(), name, nil); err != nil {
 					t.Fatal(err)
