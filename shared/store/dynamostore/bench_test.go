@@ -68,12 +68,9 @@ func warmUp(b *testing.B, env *testEnv) {
 // calls write and read the same items as the store, keys (with the shared
 // layout's prefix) included.
 func benchLayouts(b *testing.B, run func(b *testing.B, env *testEnv, loc location)) {
-	for _, layout := range []string{"per-table", "shared"} {
-		b.Run(layout, func(b *testing.B) {
-			s := newTestStore(b)
-			if layout == "shared" {
-				s = newSharedStore(b, Options{})
-			}
+	for _, layout := range layouts {
+		b.Run(layout.name, func(b *testing.B) {
+			s := newTestStoreWith(b, layout.opts)
 			env := newEnv(b, s)
 			loc, err := s.locate(env.ctx, env.account, env.table)
 			if err != nil {

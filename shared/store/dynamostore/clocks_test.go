@@ -16,10 +16,7 @@ import (
 // ETag fails. Both layouts.
 func TestTimestampsAcrossClocks(t *testing.T) {
 	t.Parallel()
-	for _, layout := range []struct {
-		name string
-		opts Options
-	}{{"PerTable", Options{}}, {"Shared", Options{SharedTable: sharedTestTable}}} {
+	for _, layout := range layouts {
 		t.Run(layout.name, func(t *testing.T) {
 			base := newTestStoreWith(t, layout.opts)
 			env := newEnv(t, base)

@@ -224,6 +224,14 @@ func contextWithTimeout(env *testEnv, d time.Duration) (context.Context, context
 // table of the test's own.
 const sharedTestTable = "shared"
 
+// layouts are the two places the store keeps a new table's entities, for
+// the tests and benchmarks that run on both: a DynamoDB table of its own,
+// or the shared table (each test's own, through sharedTestTable).
+var layouts = []struct {
+	name string
+	opts Options
+}{{"PerTable", Options{}}, {"Shared", Options{SharedTable: sharedTestTable}}}
+
 // newSharedStore returns a store whose new tables go to a shared table.
 func newSharedStore(t testing.TB, opts Options) *Store {
 	opts.SharedTable = sharedTestTable

@@ -70,10 +70,7 @@ func (f *attemptFault) option(o *dynamodb.Options) {
 // surely were not applied. Both layouts.
 func TestWriteOutcomeUnknown(t *testing.T) {
 	t.Parallel()
-	for _, layout := range []struct {
-		name string
-		opts Options
-	}{{"PerTable", Options{}}, {"Shared", Options{SharedTable: sharedTestTable}}} {
+	for _, layout := range layouts {
 		t.Run(layout.name, func(t *testing.T) {
 			base := newTestStoreWith(t, layout.opts)
 			env := newEnv(t, base)

@@ -27,14 +27,9 @@ var (
 // the per-table figures are its best case; on AWS a new table stays
 // CREATING for seconds.
 func BenchmarkTableLifecycle(b *testing.B) {
-	for _, layout := range []string{"per-table", "shared"} {
-		b.Run(layout, func(b *testing.B) {
-			var s *Store
-			if layout == "shared" {
-				s = newSharedStore(b, Options{})
-			} else {
-				s = newTestStore(b)
-			}
+	for _, layout := range layouts {
+		b.Run(layout.name, func(b *testing.B) {
+			s := newTestStoreWith(b, layout.opts)
 			ctx := dynamolocal.Context(b, time.Hour)
 			var creates, deletes []time.Duration
 			for i := 0; b.Loop(); i++ {
