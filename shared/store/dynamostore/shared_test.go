@@ -221,6 +221,82 @@ func TestSharedPurgeResumes(t *testing.T) {
 	}
 }
 
+// unprocessedFault makes DynamoDB leave work of BatchWriteItem unprocessed,
+// as it does under throttling or when a call exceeds a partition's
+// throughput ("If DynamoDB returns any unprocessed items, you should retry
+// the batch operation on those items", the BatchWriteItem reference): the
+// first calls send only half of each table's requests on to DynamoDB Local
+// and answer the rest as UnprocessedItems, not applied.
+type unprocessedFault struct {
+	calls  int32 // how many calls leave work unprocessed
+	called atomic.Int32
+}
+
+func (f *unprocessedFault) option(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("unprocessedFault",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				bw, ok := in.Parameters.(*dynamodb.BatchWriteItemInput)
+				if !ok || f.called.Add(1) > f.calls {
+					return next.HandleInitialize(ctx, in)
+				}
+				sent, left := map[string][]types.WriteRequest{}, map[string][]types.WriteRequest{}
+				for table, reqs := range bw.RequestItems {
+					half := (len(reqs) + 1) / 2
+					sent[table], left[table] = reqs[:half], reqs[half:]
+				}
+				cp := *bw
+				cp.RequestItems = sent
+				in.Parameters = &cp
+				out, md, err := next.HandleInitialize(ctx, in)
+				if err != nil {
+					return out, md, err
+				}
+				res := out.Result.(*dynamodb.BatchWriteItemOutput)
+				if res.UnprocessedItems == nil {
+					res.UnprocessedItems = map[string][]types.WriteRequest{}
+				}
+				for table, reqs := range left {
+					if len(reqs) > 0 {
+						res.UnprocessedItems[table] = append(res.UnprocessedItems[table], reqs...)
+					}
+				}
+				return out, md, nil
+			}), middleware.After)
+	})
+}
+
+// TestPurgeRetriesUnprocessedItems: where DynamoDB leaves part of a batch
+// of deletes unprocessed, the purge sends that part again (after a
+// backoff), and the table's items are all gone.
+func TestPurgeRetriesUnprocessedItems(t *testing.T) {
+	t.Parallel()
+	fault := &unprocessedFault{calls: 6}
+	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, PurgeGrace: time.Millisecond}, fault.option)
+	env := newEnv(t, s)
+	for p := range 2 {
+		var ops []store.Op
+		for r := range 40 {
+			ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity(fmt.Sprintf("p%d", p), fmt.Sprintf("r%02d", r), nil)})
+		}
+		env.mustWrite(ops...)
+	}
+	if err := s.DeleteTable(env.ctx, env.account, env.table); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond) // past PurgeGrace
+	rep, err := s.Purge(env.ctx)
+	if err != nil || rep.Tables != 1 || rep.Items != 80 {
+		t.Errorf("Purge = %+v, %v; want the table's 80 items", rep, err)
+	}
+	if n := fault.called.Load(); n <= fault.calls {
+		t.Errorf("%d BatchWriteItem calls; the fault left work unprocessed in the first %d, so more were needed", n, fault.calls)
+	}
+	if items := sharedItems(t, s); len(items) != 0 {
+		t.Errorf("shared table after the purge holds %q", items)
+	}
+}
+
 // TestPurgeLease: the holder of a purge lease renews it while it runs;
 // another purger cannot take it until it runs out, and then the first
 // holder's renewal fails, so it stops working on the table.
