@@ -621,6 +621,40 @@ func TestSharedConfirmTable(t *testing.T) {
 	}
 }
 
+// TestSharedConfirmFails: with ConfirmTable, when the catalog read that
+// confirms the table fails, a write that DynamoDB applied answers
+// ErrOutcomeUnknown (500 OperationTimedOut: the table may have been deleted
+// meanwhile), never success or 503; a read answers the failure.
+func TestSharedConfirmFails(t *testing.T) {
+	t.Parallel()
+	var failCatalog atomic.Bool
+	catalogDown := func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("catalogDown",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					if get, ok := in.Parameters.(*dynamodb.GetItemInput); ok && failCatalog.Load() && strings.HasSuffix(aws.ToString(get.TableName), "catalog") {
+						return middleware.InitializeOutput{}, middleware.Metadata{}, &types.InternalServerError{Message: aws.String("Internal server error")}
+					}
+					return next.HandleInitialize(ctx, in)
+				}), middleware.After)
+		})
+	}
+	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, ConfirmTable: true, CatalogCacheTTL: time.Hour}, catalogDown)
+	env := newEnv(t, s)
+	env.insert(newEntity("p", "cached", nil)) // the look-up is cached from here on
+	failCatalog.Store(true)
+	applied := newEntity("p", "applied", nil)
+	err := s.Write(env.ctx, env.account, env.table, []store.Op{{Kind: store.OpInsert, Entity: applied}})
+	if !errors.Is(err, store.ErrOutcomeUnknown) {
+		t.Errorf("write whose table could not be confirmed: %v; want ErrOutcomeUnknown", err)
+	}
+	if _, err := s.GetEntity(env.ctx, env.account, env.table, "p", "cached"); err == nil || errors.Is(err, store.ErrOutcomeUnknown) {
+		t.Errorf("read whose table could not be confirmed: %v; want the catalog's failure", err)
+	}
+	failCatalog.Store(false)
+	env.wantStored(applied)
+}
+
 // TestSharedCreateTakesOverPerTableLeftovers: a name that a per-table Delete
 // Table left half way (deleting), or a per-table create abandoned long ago
 // (a stale creating claim), is taken by a shared-layout Create Table in one
