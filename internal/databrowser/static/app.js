@@ -172,9 +172,11 @@ async function loadPage(cont) {
   const query = { '$top': String(PAGE_SIZE) };
   if (state.filter) query['$filter'] = state.filter;
   if (cont) { query.NextPartitionKey = cont.pk; if (cont.rk !== null) query.NextRowKey = cont.rk; }
+  const table = state.table;
   try {
-    const resp = await api('GET', encodeURIComponent(state.table) + '()', { query });
+    const resp = await api('GET', encodeURIComponent(table) + '()', { query });
     const { obj, raw } = parseTyped(await resp.text());
+    if (state.table !== table) return; // another table was selected, or this one deleted, meanwhile
     const pk = resp.headers.get('x-ms-continuation-NextPartitionKey');
     state.next = pk !== null ? { pk, rk: resp.headers.get('x-ms-continuation-NextRowKey') } : null;
     state.pages = cont ? state.pages + 1 : 1;
@@ -184,7 +186,7 @@ async function loadPage(cont) {
     // A page that loads clears an earlier error, but not the message of
     // the action that reloaded it ("deleted ...", "saved ...").
     if ($('status').className === 'error') setStatus('');
-  } catch (e) { setStatus(e.message, true); }
+  } catch (e) { if (state.table === table) setStatus(e.message, true); }
 }
 
 function renderEntities(entities, raw) {
@@ -225,12 +227,14 @@ function entityPath(pk, rk) {
 }
 
 async function openEntity(pk, rk) {
+  const table = state.table;
   try {
     const resp = await api('GET', entityPath(pk, rk));
     const { obj, raw } = parseTyped(await resp.text());
+    if (state.table !== table) return; // as in loadPage: an answer for a table no longer shown
     state.entity = { pk, rk, etag: resp.headers.get('ETag') };
     showEditor(pk + ' / ' + rk, typedProperties(obj, raw));
-  } catch (e) { setStatus(e.message, true); }
+  } catch (e) { if (state.table === table) setStatus(e.message, true); }
 }
 
 function newEntity() {
