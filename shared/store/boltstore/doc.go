@@ -32,7 +32,7 @@
 // # Encoding
 //
 // Entities and table infos are stored in a compact binary encoding whose
-// first byte is a version; see codec.go. Keys are not repeated in the value.
+// first byte is a version (package record); keys are not repeated in the value.
 // Every Edm value round-trips bit for bit: doubles as their IEEE bits (NaN
 // payloads, ±Inf and -0 included), times as Unix seconds plus nanoseconds.
 // An unknown version or a damaged record is reported as ErrCorrupt, never a

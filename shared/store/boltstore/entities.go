@@ -12,6 +12,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/store/record"
 )
 
 // GetEntity returns a copy of one entity.
@@ -164,14 +165,14 @@ func planWrite(ops []store.Op) ([]plannedOp, error) {
 			if values == nil {
 				// Room for every op's entity if they are all the size
 				// of this one; append grows it when they are larger.
-				first, err := encodeEntity(op.Entity)
+				first, err := record.EncodeEntity(op.Entity)
 				if err != nil {
 					return nil, &store.OpError{Index: i, Err: err}
 				}
 				values = append(make([]byte, 0, len(first)*(len(ops)-i)), first...)
 			} else {
 				var err error
-				if values, err = appendEntity(values, op.Entity); err != nil {
+				if values, err = record.AppendEntity(values, op.Entity); err != nil {
 					return nil, &store.OpError{Index: i, Err: err}
 				}
 			}
@@ -260,7 +261,7 @@ func checkOp(current []byte, p plannedOp) (mutation, error) {
 			return mutation{}, err
 		}
 		if raised && p.Kind == store.OpReplace {
-			v, err := encodeEntity(p.Entity)
+			v, err := record.EncodeEntity(p.Entity)
 			if err != nil {
 				return mutation{}, err
 			}
@@ -296,7 +297,7 @@ func checkOp(current []byte, p plannedOp) (mutation, error) {
 			return mutation{}, err
 		}
 	}
-	v, err := encodeEntity(merged)
+	v, err := record.EncodeEntity(merged)
 	if err != nil {
 		return mutation{}, err
 	}
@@ -312,7 +313,7 @@ const tick = 100 * time.Nanosecond
 // an ETag (store.Store.Write). The store is one process and this runs
 // under bbolt's write lock, so comparing with the stored value is exact.
 func raiseTimestamp(e *model.Entity, current []byte) (bool, error) {
-	stored, err := decodeTimestamp(current)
+	stored, err := record.DecodeTimestamp(current)
 	if err != nil {
 		return false, err
 	}
@@ -336,7 +337,7 @@ func checkCondition(op store.Op, current []byte) error {
 		if current == nil {
 			return store.ErrEntityNotFound
 		}
-		ts, err := decodeTimestamp(current)
+		ts, err := record.DecodeTimestamp(current)
 		if err != nil {
 			return err
 		}

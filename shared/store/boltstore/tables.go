@@ -12,6 +12,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/store/record"
 )
 
 // maxTop is Azure's page size limit, for tables and entities alike.
@@ -57,7 +58,7 @@ func (s *Store) CreateTable(ctx context.Context, account, table string) (store.T
 		if catalog.Get(key) != nil {
 			return fmt.Errorf("%q: %w", table, store.ErrTableExists)
 		}
-		if err := catalog.Put(key, encodeTableInfo(info)); err != nil {
+		if err := catalog.Put(key, record.EncodeTableInfo(info)); err != nil {
 			return err
 		}
 		// A leftover bucket without a catalog entry cannot exist, since
@@ -140,7 +141,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 			k, v = c.Seek(append([]byte(q.After), 0))
 		}
 		for ; k != nil; k, v = c.Next() {
-			info, err := decodeTableInfo(v)
+			info, err := record.DecodeTableInfo(string(v))
 			if err != nil {
 				return fmt.Errorf("table %q: %w", k, err)
 			}
@@ -176,7 +177,7 @@ func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []mo
 		}
 		info.ACL = slices.Clone(acl)
 		catalog, _ := catalogBuckets(tx, account)
-		return catalog.Put(tableKey(table), encodeTableInfo(info))
+		return catalog.Put(tableKey(table), record.EncodeTableInfo(info))
 	})
 	return wrapErr("set table ACL", err)
 }
@@ -198,7 +199,7 @@ func (s *Store) GetServiceProperties(ctx context.Context, account string) ([]byt
 			return nil
 		}
 		var err error
-		doc, err = decodeServiceProperties(v)
+		doc, err = record.DecodeServiceProperties(v)
 		return err
 	})
 	if err != nil {
@@ -221,7 +222,7 @@ func (s *Store) SetServiceProperties(ctx context.Context, account string, doc []
 		if err != nil {
 			return err
 		}
-		return acct.Put(keyService, encodeServiceProperties(doc))
+		return acct.Put(keyService, record.EncodeServiceProperties(doc))
 	})
 	return wrapErr("set service properties", err)
 }
@@ -249,7 +250,7 @@ func getTableInfo(tx *bolt.Tx, account, table string) (store.TableInfo, error) {
 	if v == nil {
 		return store.TableInfo{}, fmt.Errorf("%q: %w", table, store.ErrTableNotFound)
 	}
-	info, err := decodeTableInfo(v)
+	info, err := record.DecodeTableInfo(string(v))
 	if err != nil {
 		return store.TableInfo{}, fmt.Errorf("table %q: %w", table, err)
 	}
