@@ -10,8 +10,12 @@
 // a list of sorted chunks (rows.go), so queries walk keys in Azure's order
 // and a write moves at most one chunk's worth of pointers.
 //
-// Entities are copied on the way in and on the way out, so no caller ever
-// shares memory with the store. One RWMutex guards the whole store: reads
+// A row holds its entity encoded (package record, the bolt store's value
+// format) in one string with its keys: encoding on the way in and decoding
+// on the way out means no caller ever shares memory with the store, and a
+// row is a few hundred bytes without pointers where an entity's map of
+// values is about two kilobytes with dozens, which the garbage collector
+// would trace on every cycle. One RWMutex guards the whole store: reads
 // run in parallel, a write (one entity or a batch of up to 100) holds it
 // exclusively for the few map and slice operations it needs, which is what
 // makes Write atomic and isolated without any log. Query pages are bounded

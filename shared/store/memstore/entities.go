@@ -6,9 +6,9 @@ import (
 	"maps"
 	"time"
 
-	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
+	"github.com/tablebridge/tablebridge/shared/store/record"
 )
 
 // budgetCheckEvery is how many rows pass between clock and context checks.
@@ -28,7 +28,7 @@ func (s *Store) GetEntity(ctx context.Context, account, tableName, partitionKey,
 	if r == nil {
 		return nil, store.ErrEntityNotFound
 	}
-	return r.e.Clone(), nil
+	return r.entity()
 }
 
 // change is one checked op, ready to apply: put row, or remove k when row
@@ -42,8 +42,6 @@ type change struct {
 // under the exclusive lock, then applies them all, so no reader sees a
 // part and a failed op leaves the table as it was.
 func (s *Store) Write(ctx context.Context, account, tableName string, ops []store.Op) error {
-	// Copy and measure the sent entities before taking the lock.
-	prepared := make([]*model.Entity, len(ops))
 	var seen map[key]int
 	if len(ops) > 1 {
 		seen = make(map[key]int, len(ops))
@@ -53,9 +51,7 @@ func (s *Store) Write(ctx context.Context, account, tableName string, ops []stor
 			return &store.OpError{Index: i, Err: fmt.Errorf("memstore: %s without an entity", op.Kind)}
 		}
 		switch op.Kind {
-		case store.OpInsert, store.OpReplace, store.OpMerge:
-			prepared[i] = op.Entity.Clone()
-		case store.OpDelete:
+		case store.OpInsert, store.OpReplace, store.OpMerge, store.OpDelete:
 		default:
 			return &store.OpError{Index: i, Err: fmt.Errorf("memstore: unknown op kind %s", op.Kind)}
 		}
@@ -85,7 +81,7 @@ func (s *Store) Write(ctx context.Context, account, tableName string, ops []stor
 	changes := make([]change, len(ops))
 	for i, op := range ops {
 		k := key{op.Entity.PartitionKey, op.Entity.RowKey}
-		c, err := checkOp(t.rows.get(k), k, op, prepared[i])
+		c, err := s.checkOp(t.rows.get(k), k, op)
 		if err != nil {
 			return &store.OpError{Index: i, Err: err}
 		}
@@ -97,7 +93,7 @@ func (s *Store) Write(ctx context.Context, account, tableName string, ops []stor
 		} else {
 			t.rows.put(c.row)
 			// The Timestamp stored, for the answer's ETag (store.Store.Write).
-			ops[i].Entity.Timestamp = c.row.e.Timestamp
+			ops[i].Entity.Timestamp = c.row.ts
 		}
 	}
 	return nil
@@ -107,14 +103,14 @@ func (s *Store) Write(ctx context.Context, account, tableName string, ops []stor
 const tick = 100 * time.Nanosecond
 
 // checkOp checks one op against the stored row (nil when absent) and
-// returns the change it makes. e is the store's own copy of the sent
-// entity.
-func checkOp(current *row, k key, op store.Op, e *model.Entity) (change, error) {
+// returns the change it makes, with the new row encoded. It runs under the
+// write lock and leaves op.Entity as it was.
+func (s *Store) checkOp(current *row, k key, op store.Op) (change, error) {
 	if op.Kind == store.OpInsert {
 		if current != nil {
 			return change{}, store.ErrEntityExists
 		}
-		return change{k: k, row: newRow(k, e)}, nil
+		return s.newChange(k, op.Entity)
 	}
 	switch op.Cond {
 	case store.CondExists:
@@ -125,47 +121,57 @@ func checkOp(current *row, k key, op store.Op, e *model.Entity) (change, error) 
 		if current == nil {
 			return change{}, store.ErrEntityNotFound
 		}
-		if !current.e.Timestamp.Equal(op.Timestamp) {
+		if !current.ts.Equal(op.Timestamp) {
 			return change{}, store.ErrConditionFailed
 		}
 	}
-	if current != nil && op.Kind != store.OpDelete && !e.Timestamp.After(current.e.Timestamp) {
-		// The clock stepped back (or an injected one lags): the new
-		// version goes just past the stored one, so an entity's Timestamps
-		// only increase and no two versions share an ETag. The store is one
-		// process and this runs under its write lock, so the comparison is
-		// exact.
-		e.Timestamp = current.e.Timestamp.Add(tick)
-	}
-	switch op.Kind {
-	case store.OpReplace:
-		return change{k: k, row: newRow(k, e)}, nil
-	case store.OpDelete:
+	if op.Kind == store.OpDelete {
 		if current == nil {
 			// Delete always needs the entity, with or without If-Match.
 			return change{}, store.ErrEntityNotFound
 		}
 		return change{k: k}, nil
 	}
+	e := *op.Entity // the Timestamp and, for a merge, the properties change
+	if current != nil && !e.Timestamp.After(current.ts) {
+		// The clock stepped back (or an injected one lags): the new
+		// version goes just past the stored one, so an entity's Timestamps
+		// only increase and no two versions share an ETag. The store is one
+		// process and this runs under its write lock, so the comparison is
+		// exact.
+		e.Timestamp = current.ts.Add(tick)
+	}
 	// OpMerge: without a stored entity (Insert Or Merge) the sent
-	// properties are the whole entity. Stored entities are never changed in
-	// place, so the merge builds a new map.
-	if current != nil {
-		props := maps.Clone(current.e.Properties)
-		if props == nil {
-			props = make(map[string]edm.Value, len(e.Properties))
+	// properties are the whole entity.
+	if op.Kind == store.OpMerge && current != nil {
+		stored, err := current.entity()
+		if err != nil {
+			return change{}, err
 		}
-		maps.Copy(props, e.Properties)
-		e.Properties = props
-		if err := store.CheckMergedLimits(e); err != nil {
+		maps.Copy(stored.Properties, e.Properties)
+		e.Properties = stored.Properties
+		if err := store.CheckMergedLimits(&e); err != nil {
 			return change{}, err
 		}
 	}
-	return change{k: k, row: newRow(k, e)}, nil
+	return s.newChange(k, &e)
 }
 
-func newRow(k key, e *model.Entity) *row {
-	return &row{key: k, e: e, size: model.EntitySize(e)}
+// newChange encodes e as the new row of k. The row's keys and record are
+// one string of their own, so a stored row keeps no request's memory
+// alive, and it holds no pointers for the garbage collector to trace
+// (an entity's map of values has dozens).
+func (s *Store) newChange(k key, e *model.Entity) (change, error) {
+	b := append(append(s.scratch[:0], k.pk...), k.rk...)
+	b, err := record.AppendEntity(b, e)
+	if err != nil {
+		return change{}, err
+	}
+	s.scratch = b
+	data := string(b)
+	pkEnd, rkEnd := len(k.pk), len(k.pk)+len(k.rk)
+	stored := key{data[:pkEnd], data[pkEnd:rkEnd]}
+	return change{k: stored, row: &row{key: stored, ts: e.Timestamp, rec: data[rkEnd:], size: model.EntitySize(e)}}, nil
 }
 
 // QueryEntities returns one page of a query, walking the table in key
@@ -190,6 +196,7 @@ func (s *Store) QueryEntities(ctx context.Context, account, tableName string, q 
 	rs := &t.rows
 	p, _ := rs.seek(firstKey(q))
 	examined, pageBytes := 0, 0
+	var scratch model.Entity // each examined row, decoded for the filter
 	for r := rs.at(p); r != nil; r = rs.at(p) {
 		if pastUpper(keys.PartitionKey.Upper, r.pk) {
 			return page, nil
@@ -208,8 +215,12 @@ func (s *Store) QueryEntities(ctx context.Context, account, tableName string, q 
 			// pk+"\x00" is the least PartitionKey after pk.
 			p, _ = rs.seek(key{pk: r.pk + "\x00"})
 		default:
-			if q.Match == nil || q.Match(r.e) {
-				page.Entities = append(page.Entities, r.e.Clone())
+			e, err := r.match(q.Match, &scratch)
+			if err != nil {
+				return store.Page{}, err
+			}
+			if e != nil {
+				page.Entities = append(page.Entities, e)
 				pageBytes += r.size
 			}
 			p = rs.next(p)

@@ -3,8 +3,10 @@ package memstore
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/store/record"
 )
 
 // key is an entity's position in Azure's order: PartitionKey, then RowKey,
@@ -18,12 +20,40 @@ func compareKeys(a, b key) int {
 	return strings.Compare(a.rk, b.rk)
 }
 
-// row is one stored entity. The entity is never handed out or changed in
-// place: writes store a fresh copy and reads return copies.
+// row is one stored entity, encoded (package record): reads decode a fresh
+// entity, and writes store a new row.
 type row struct {
 	key
-	e    *model.Entity
-	size int // model.EntitySize(e), for the page byte budget
+	ts   time.Time // the record's Timestamp, for conditions without decoding
+	rec  string    // the record: Timestamp and properties
+	size int       // model.EntitySize of the entity, for the page byte budget
+}
+
+// entity decodes the row into a new entity.
+func (r *row) entity() (*model.Entity, error) {
+	e, err := record.DecodeEntity(r.rec)
+	if err != nil {
+		return nil, err
+	}
+	e.PartitionKey, e.RowKey = r.pk, r.rk
+	return e, nil
+}
+
+// match returns the row's entity when it passes match (every row passes a
+// nil one), else nil. It decodes into scratch to test the filter, so rows
+// that fail it cost no allocation, and copies only a match.
+func (r *row) match(match func(*model.Entity) bool, scratch *model.Entity) (*model.Entity, error) {
+	if match == nil {
+		return r.entity()
+	}
+	if err := record.DecodeEntityInto(scratch, r.rec); err != nil {
+		return nil, err
+	}
+	scratch.PartitionKey, scratch.RowKey = r.pk, r.rk
+	if !match(scratch) {
+		return nil, nil
+	}
+	return scratch.Clone(), nil
 }
 
 // maxChunk bounds a chunk's length: a chunk that grows past it splits in

@@ -52,6 +52,7 @@ type Store struct {
 	mu       sync.RWMutex
 	closed   bool
 	accounts map[string]*account
+	scratch  []byte // the buffer a write encodes its rows in, under mu
 }
 
 type account struct {
