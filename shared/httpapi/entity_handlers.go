@@ -39,7 +39,8 @@ func (h *Handler) insertEntity(c *call) (*response, error) {
 		status:      http.StatusCreated,
 		header:      hd,
 		contentType: jsonContentType(enc.level),
-		body:        enc.appendEntity(nil, e, true),
+		body:        enc.appendEntity(getBodyBuffer(), e, true),
+		recycleBody: true,
 	}, nil
 }
 
@@ -59,7 +60,8 @@ func (h *Handler) getEntity(c *call) (*response, error) {
 		status:      http.StatusOK,
 		header:      http.Header{"Etag": {tables.ETag(e.Timestamp)}},
 		contentType: jsonContentType(enc.level),
-		body:        enc.appendEntity(nil, e, true),
+		body:        enc.appendEntity(getBodyBuffer(), e, true),
+		recycleBody: true,
 	}, nil
 }
 
@@ -85,8 +87,8 @@ func (h *Handler) queryEntities(c *call) (*response, error) {
 	}
 	c.itemsRead = page.ItemsRead
 	budget := h.answerBudget()
-	body, sent := enc.appendEntityList(make([]byte, 0, 256*len(page.Entities)+64), page.Entities, &budget)
-	resp := &response{status: http.StatusOK, contentType: jsonContentType(enc.level), body: body}
+	body, sent := enc.appendEntityList(getBodyBuffer(), page.Entities, &budget)
+	resp := &response{status: http.StatusOK, contentType: jsonContentType(enc.level), body: body, recycleBody: true}
 	next := page.Next
 	if sent < len(page.Entities) {
 		// The answer is full: the next page resumes after the last entity

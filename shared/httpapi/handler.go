@@ -184,7 +184,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if releaseAnswer, err = h.admitAnswer(resp); err == nil {
 			defer releaseAnswer()
 		} else if resp.recycleBody {
-			putBatchBuffer(resp.body)
+			putBodyBuffer(resp.body)
 		}
 	}
 	var status int
@@ -194,7 +194,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		status = h.writeResponse(c, resp)
 		if resp.recycleBody {
-			putBatchBuffer(resp.body)
+			putBodyBuffer(resp.body)
 		}
 	}
 	h.observe(c, start, status, code, err, refused)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
@@ -20,7 +21,7 @@ type response struct {
 	header      http.Header // extra headers; may be nil
 	contentType string
 	body        []byte
-	// recycleBody hands body back to batchBuffers once it is written
+	// recycleBody hands body back to bodyBuffers once it is written
 	// (ResponseWriter.Write, like every io.Writer, keeps no reference).
 	recycleBody bool
 }
@@ -40,6 +41,35 @@ func jsonContentType(level edm.Metadata) string {
 		return contentTypeJSONFull
 	}
 	return contentTypeJSONMinimal
+}
+
+// bodyBuffers recycles request and response bodies: an entity group
+// transaction's, tens of KiB each, and the answers of the single-entity
+// operations and queries, so that they do not drive the garbage
+// collector. A buffer belongs to the request that took it until it hands it
+// back with putBodyBuffer; a response with recycleBody set hands its body
+// back once ServeHTTP has written it.
+// It holds *[]byte of length 0.
+var bodyBuffers sync.Pool
+
+// maxPooledBodyBuffer keeps a rare huge batch or query page from pinning
+// its buffers.
+const maxPooledBodyBuffer = 1 << 20
+
+func getBodyBuffer() []byte {
+	if p, ok := bodyBuffers.Get().(*[]byte); ok {
+		return *p
+	}
+	return nil
+}
+
+// putBodyBuffer hands b back for reuse; nothing may refer to it after.
+func putBodyBuffer(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledBodyBuffer {
+		return
+	}
+	b = b[:0]
+	bodyBuffers.Put(&b)
 }
 
 // commonHeaders are on every response ("Common REST API headers").
