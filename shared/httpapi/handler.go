@@ -159,7 +159,7 @@ type call struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now() // latency is measured, never injected
 	c := &call{r: r, w: w, requestID: h.opts.NewRequestID(), now: h.opts.Now().UTC(), itemsRead: -1}
-	c.version = r.Header.Get("x-ms-version")
+	c.version = headerValue(r.Header, "X-Ms-Version")
 	if c.version == "" {
 		c.version = defaultVersion
 	}
