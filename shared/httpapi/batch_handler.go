@@ -254,14 +254,12 @@ func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, 
 	if err != nil {
 		return batch.Response{}, err
 	}
-	part := batch.Retrieved(resp.header.Get("Etag"), resp.contentType, resp.body)
+	part := batch.Retrieved(resp.etag, resp.contentType, resp.body)
 	for k, v := range resp.header {
-		if k != "Etag" {
-			if part.Header == nil {
-				part.Header = http.Header{}
-			}
-			part.Header[k] = v
+		if part.Header == nil {
+			part.Header = http.Header{}
 		}
+		part.Header[k] = v
 	}
 	return part, nil
 }

@@ -28,20 +28,17 @@ func (h *Handler) insertEntity(c *call) (*response, error) {
 		return nil, err
 	}
 	loc := entityLocation(c.baseURL, c.res.table, e)
-	hd := http.Header{"Etag": {tables.ETag(e.Timestamp)}, "Location": {loc}, "Dataserviceid": {loc}}
+	resp := &response{etag: tables.ETag(e.Timestamp), location: loc, dataServiceID: loc}
 	if noContent, explicit := preference(c.r); noContent {
-		hd["Preference-Applied"] = []string{"return-no-content"}
-		return &response{status: http.StatusNoContent, header: hd}, nil
+		resp.status, resp.preferenceApplied = http.StatusNoContent, "return-no-content"
+		return resp, nil
 	} else if explicit {
-		hd["Preference-Applied"] = []string{"return-content"}
+		resp.preferenceApplied = "return-content"
 	}
-	return &response{
-		status:      http.StatusCreated,
-		header:      hd,
-		contentType: jsonContentType(enc.level),
-		body:        enc.appendEntity(getBodyBuffer(), e, true),
-		recycleBody: true,
-	}, nil
+	resp.status = http.StatusCreated
+	resp.contentType = jsonContentType(enc.level)
+	resp.body, resp.recycleBody = enc.appendEntity(getBodyBuffer(), e, true), true
+	return resp, nil
 }
 
 func (h *Handler) getEntity(c *call) (*response, error) {
@@ -58,7 +55,7 @@ func (h *Handler) getEntity(c *call) (*response, error) {
 	}
 	return &response{
 		status:      http.StatusOK,
-		header:      http.Header{"Etag": {tables.ETag(e.Timestamp)}},
+		etag:        tables.ETag(e.Timestamp),
 		contentType: jsonContentType(enc.level),
 		body:        enc.appendEntity(getBodyBuffer(), e, true),
 		recycleBody: true,
@@ -124,7 +121,7 @@ func (h *Handler) update(c *call, merge bool) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &response{status: http.StatusNoContent, header: http.Header{"Etag": {tables.ETag(ts)}}}, nil
+	return &response{status: http.StatusNoContent, etag: tables.ETag(ts)}, nil
 }
 
 func (h *Handler) deleteEntity(c *call) (*response, error) {

@@ -64,6 +64,7 @@ type Handler struct {
 	opts     Options
 	log      *slog.Logger
 	cors     corsCache
+	dates    dateCache
 	// admission counts what is in flight against opts.Limits.
 	admission admission
 }
