@@ -228,7 +228,6 @@ type entityHarness struct {
 	// date and the path, not the body, so one header set serves every
 	// request to the same path.
 	insert, get *http.Request
-	w           *discardWriter
 }
 
 func newEntityHarness(tb testing.TB) *entityHarness {
@@ -245,7 +244,7 @@ func newEntityHarness(tb testing.TB) *entityHarness {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	eh := &entityHarness{h: h, w: &discardWriter{}}
+	eh := &entityHarness{h: h}
 	sign := func(method, path string) *http.Request {
 		r, err := http.NewRequest(method, "http://127.0.0.1:10877"+path, nil)
 		if err != nil {
@@ -270,8 +269,8 @@ func newEntityHarness(tb testing.TB) *entityHarness {
 	return eh
 }
 
-// send serves a copy of signed with body into eh.w and returns the status.
-func (eh *entityHarness) send(signed *http.Request, body []byte) int {
+// send serves a copy of signed with body into w and returns the status.
+func (eh *entityHarness) send(w *discardWriter, signed *http.Request, body []byte) int {
 	r := *signed
 	r.Header = signed.Header.Clone()
 	if body != nil {
@@ -280,9 +279,9 @@ func (eh *entityHarness) send(signed *http.Request, body []byte) int {
 	} else {
 		r.Body = http.NoBody
 	}
-	eh.w.header = http.Header{}
-	eh.h.ServeHTTP(eh.w, &r)
-	return eh.w.status
+	w.header = http.Header{}
+	eh.h.ServeHTTP(w, &r)
+	return w.status
 }
 
 // benchEntityBody is the load benchmark's entity with keys pk and rk.
@@ -294,14 +293,15 @@ func benchEntityBody(b []byte, pk, rk string) []byte {
 // aztables' AddEntity asks) per iteration, each with a new RowKey.
 func BenchmarkInsertEntity(b *testing.B) {
 	eh := newEntityHarness(b)
+	w := &discardWriter{}
 	var body []byte
 	n := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		n++
 		body = benchEntityBody(body, "p0000001", strconv.Itoa(10_000_000_000 + n)[1:])
-		if status := eh.send(eh.insert, body); status != http.StatusCreated {
-			b.Fatalf("status %d: %s", status, eh.w.body)
+		if status := eh.send(w, eh.insert, body); status != http.StatusCreated {
+			b.Fatalf("status %d: %s", status, w.body)
 		}
 	}
 }
@@ -310,13 +310,81 @@ func BenchmarkInsertEntity(b *testing.B) {
 // entity per iteration.
 func BenchmarkGetEntity(b *testing.B) {
 	eh := newEntityHarness(b)
-	if status := eh.send(eh.insert, benchEntityBody(nil, "p0000001", "r0000000001")); status != http.StatusCreated {
-		b.Fatalf("status %d: %s", status, eh.w.body)
+	w := &discardWriter{}
+	if status := eh.send(w, eh.insert, benchEntityBody(nil, "p0000001", "r0000000001")); status != http.StatusCreated {
+		b.Fatalf("status %d: %s", status, w.body)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if status := eh.send(eh.get, nil); status != http.StatusOK {
-			b.Fatalf("status %d: %s", status, eh.w.body)
+		if status := eh.send(w, eh.get, nil); status != http.StatusOK {
+			b.Fatalf("status %d: %s", status, w.body)
+		}
+	}
+}
+
+// TestEntityBuffersAreNotShared sends inserts from several goroutines at
+// once while the handler recycles their request and answer bodies: every
+// answer must echo its own entity, and every stored entity must hold what
+// its own request sent, none of another's bytes.
+func TestEntityBuffersAreNotShared(t *testing.T) {
+	t.Parallel()
+	eh := newEntityHarness(t)
+	const clients, rounds = 4, 25
+	errs := make(chan error, clients)
+	for client := range clients {
+		go func() {
+			w := &discardWriter{}
+			var body []byte
+			for round := range rounds {
+				rk := fmt.Sprintf("c%d-%04d", client, round)
+				body = benchEntityBody(body, "shared", rk)
+				if status := eh.send(w, eh.insert, body); status != http.StatusCreated ||
+					!strings.Contains(string(w.body), `"RowKey":"`+rk+`"`) || strings.Count(string(w.body), `"RowKey":`) != 1 {
+					errs <- fmt.Errorf("insert %s: status %d, body %s", rk, status, w.body)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The stored entities, read back in one query: each holds its keys and
+	// the template's values, so no request body was overwritten while the
+	// service still read it.
+	const query = "/devstoreaccount1/bench()?$filter=PartitionKey%20eq%20'shared'"
+	r, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:10877"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header = http.Header{"X-Ms-Version": {"2019-02-02"}, "Accept": {"application/json;odata=nometadata"},
+		"X-Ms-Date": {time.Now().UTC().Format(http.TimeFormat)}}
+	if err := auth.SignSharedKeyLite(r, auth.DevStoreAccountName, auth.DevStoreAccount().Keys[0]); err != nil {
+		t.Fatal(err)
+	}
+	r.RequestURI, r.RemoteAddr = query, "127.0.0.1:50000"
+	w := &discardWriter{}
+	if status := eh.send(w, r, nil); status != http.StatusOK {
+		t.Fatalf("query: status %d: %s", status, w.body)
+	}
+	body := string(w.body)
+	want := benchEntityBody(nil, "shared", "RK")
+	for _, member := range []string{`"City":"c417"`, `"Total":"1152921504606846977"`, `"Ref":"c9da6455-213d-42c9-9a79-3e9149a57833"`} {
+		if !strings.Contains(string(want), member) {
+			t.Fatalf("the template has no %s", member)
+		}
+		if n := strings.Count(body, member); n != clients*rounds {
+			t.Errorf("%d entities hold %s, want %d", n, member, clients*rounds)
+		}
+	}
+	for client := range clients {
+		for round := range rounds {
+			if rk := fmt.Sprintf(`"RowKey":"c%d-%04d"`, client, round); strings.Count(body, rk) != 1 {
+				t.Errorf("the query answer holds %s %d times, want once", rk, strings.Count(body, rk))
+			}
 		}
 	}
 }

@@ -23,6 +23,7 @@ func (h *Handler) insertEntity(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer putBodyBuffer(body)
 	e, err := h.svc.InsertEntity(c.r.Context(), c.scope, c.res.table, body)
 	if err != nil {
 		return nil, err
@@ -110,6 +111,7 @@ func (h *Handler) update(c *call, merge bool) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer putBodyBuffer(body)
 	ts, err := h.svc.UpdateEntity(c.r.Context(), c.scope, tables.UpdateInput{
 		Table:        c.res.table,
 		PartitionKey: c.res.partitionKey,

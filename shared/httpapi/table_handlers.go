@@ -18,6 +18,7 @@ func (h *Handler) createTable(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer putBodyBuffer(body)
 	name, err := decodeTableName(body)
 	if err != nil {
 		return nil, err
