@@ -6,12 +6,14 @@ import (
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
-func (h *Handler) encoder(c *call) (*entityEncoder, error) {
+// encoder returns the request's entity encoder by value, so that it can
+// live on the handler's stack.
+func (h *Handler) encoder(c *call) (entityEncoder, error) {
 	level, err := metadataLevel(c)
 	if err != nil {
-		return nil, err
+		return entityEncoder{}, err
 	}
-	return &entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}, nil
+	return entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}, nil
 }
 
 func (h *Handler) insertEntity(c *call) (*response, error) {
