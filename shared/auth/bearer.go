@@ -86,7 +86,7 @@ func (v *Verifier) authenticateBearer(ctx context.Context, acct *accountEntry, r
 		// must be considered leaked.
 		return nil, authFailed("Authentication scheme Bearer is not allowed with HTTP.")
 	}
-	if ver := r.Header.Get("x-ms-version"); ver != "" && ver < bearerMinVersion {
+	if ver := r.Header.Get("X-Ms-Version"); ver != "" && ver < bearerMinVersion {
 		return nil, authFailed("Authentication scheme Bearer is not supported in this version.")
 	}
 	token = strings.TrimSpace(token)

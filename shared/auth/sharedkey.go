@@ -106,7 +106,9 @@ func parseAuthorization(h string) (scheme Scheme, account, sig string, err *apie
 // the value of x-ms-date is used"). The request is refused when the date is
 // missing, unparseable, or more than MaxClockSkew from r.Now either way.
 func checkDate(r *Request) (string, *apierr.Error) {
-	date := r.Header.Get("x-ms-date")
+	// Header keys are spelled canonically: Get then need not build the
+	// canonical key, a string of its own, on every request.
+	date := r.Header.Get("X-Ms-Date")
 	name := "x-ms-date"
 	if date == "" {
 		date = r.Header.Get("Date")
@@ -141,7 +143,7 @@ func appendSharedKeyStringToSign(b []byte, scheme Scheme, r *Request, date, acco
 	if scheme == SchemeSharedKey {
 		b = append(b, r.Method...)
 		b = append(b, '\n')
-		b = append(b, r.Header.Get("Content-MD5")...)
+		b = append(b, r.Header.Get("Content-Md5")...)
 		b = append(b, '\n')
 		b = append(b, r.Header.Get("Content-Type")...)
 		b = append(b, '\n')

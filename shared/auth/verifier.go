@@ -157,7 +157,11 @@ func (v *Verifier) Authenticate(ctx context.Context, r Request) (*Principal, err
 			return nil, apierr.Newf(apierr.InvalidAuthenticationInfo, "More than one Authorization header was sent.")
 		}
 		if token, ok := cutBearer(auth[0]); ok {
-			return v.authenticateBearer(ctx, acct, &r, token)
+			// A copy of r for the token path, whose verifier may keep
+			// it: taking r's own address there would move r to the heap
+			// on every request, Shared Key's too.
+			br := r
+			return v.authenticateBearer(ctx, acct, &br, token)
 		}
 		return v.authenticateSharedKey(acct, &r, auth[0])
 	}

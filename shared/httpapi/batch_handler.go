@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
@@ -20,13 +19,13 @@ import (
 func (h *Handler) batch(c *call) (*response, error) {
 	// One read into a buffer of the declared size; ReadBody answers 413
 	// past the 4 MiB limit.
-	data, err := batch.ReadBodyInto(getBatchBuffer(), c.r.Body, c.r.ContentLength)
+	data, err := batch.ReadBodyInto(getBodyBuffer(), c.r.Body, c.r.ContentLength)
 	if err != nil {
 		return nil, err
 	}
 	// Nothing this returns refers to data: the entities, the response and
 	// any error message are built from copies.
-	defer putBatchBuffer(data)
+	defer putBodyBuffer(data)
 	if err := batch.CheckContentMD5(c.r.Header, data); err != nil {
 		return nil, err
 	}
@@ -114,7 +113,7 @@ func (h *Handler) batch(c *call) (*response, error) {
 		parts[i].ContentID = op.ContentID
 	}
 	b := h.batchBoundaries()
-	body, err := batch.AppendResponse(getBatchBuffer(), b, parts)
+	body, err := batch.AppendResponse(getBodyBuffer(), b, parts)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InternalError, err)
 	}
@@ -134,36 +133,11 @@ func (h *Handler) batch(c *call) (*response, error) {
 			}
 		}
 		if body, err = batch.AppendResponse(body[:0], b, parts); err != nil {
-			putBatchBuffer(body)
+			putBodyBuffer(body)
 			return nil, apierr.Wrap(apierr.InternalError, err)
 		}
 	}
 	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body, recycleBody: true}, nil
-}
-
-// batchBuffers recycles the request and response bodies of entity group
-// transactions, tens of KiB each per request, so that they do not drive the
-// garbage collector.
-// It holds *[]byte of length 0.
-var batchBuffers sync.Pool
-
-// maxPooledBatchBuffer keeps a rare huge batch from pinning its buffers.
-const maxPooledBatchBuffer = 1 << 20
-
-func getBatchBuffer() []byte {
-	if p, ok := batchBuffers.Get().(*[]byte); ok {
-		return *p
-	}
-	return nil
-}
-
-// putBatchBuffer hands b back for reuse; nothing may refer to it after.
-func putBatchBuffer(b []byte) {
-	if cap(b) == 0 || cap(b) > maxPooledBatchBuffer {
-		return
-	}
-	b = b[:0]
-	batchBuffers.Put(&b)
 }
 
 // batchOperation resolves one changeset operation: its target, its
@@ -280,14 +254,12 @@ func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, 
 	if err != nil {
 		return batch.Response{}, err
 	}
-	part := batch.Retrieved(resp.header.Get("Etag"), resp.contentType, resp.body)
+	part := batch.Retrieved(resp.etag, resp.contentType, resp.body)
 	for k, v := range resp.header {
-		if k != "Etag" {
-			if part.Header == nil {
-				part.Header = http.Header{}
-			}
-			part.Header[k] = v
+		if part.Header == nil {
+			part.Header = http.Header{}
 		}
+		part.Header[k] = v
 	}
 	return part, nil
 }

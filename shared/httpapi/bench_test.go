@@ -16,6 +16,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
+	"github.com/tablebridge/tablebridge/shared/store/memstore"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
@@ -215,4 +216,175 @@ func newService(tb testing.TB, st store.Store) *tables.Service {
 		tb.Fatal(err)
 	}
 	return svc
+}
+
+// entityHarness drives the real handler over the in-memory store with the
+// load benchmark's single-entity requests (internal/loadgen's insert and
+// get): the headers aztables sends, signed with SharedKeyLite. It measures
+// what the handler costs per request between net/http and the store.
+type entityHarness struct {
+	h *httpapi.Handler
+	// insert and get are signed requests to copy: the signature covers the
+	// date and the path, not the body, so one header set serves every
+	// request to the same path.
+	insert, get *http.Request
+}
+
+func newEntityHarness(tb testing.TB) *entityHarness {
+	tb.Helper()
+	st, err := memstore.New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	if _, err := st.CreateTable(context.Background(), auth.DevStoreAccountName, "bench"); err != nil {
+		tb.Fatal(err)
+	}
+	h, err := httpapi.NewHandler(newService(tb, st), []auth.Account{auth.DevStoreAccount()}, httpapi.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	eh := &entityHarness{h: h}
+	sign := func(method, path string) *http.Request {
+		r, err := http.NewRequest(method, "http://127.0.0.1:10877"+path, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		r.Header = http.Header{
+			"X-Ms-Version":       {"2019-02-02"},
+			"Dataserviceversion": {"3.0"},
+			"Accept":             {"application/json;odata=minimalmetadata"},
+			"X-Ms-Date":          {time.Now().UTC().Format(http.TimeFormat)},
+		}
+		if err := auth.SignSharedKeyLite(r, auth.DevStoreAccountName, auth.DevStoreAccount().Keys[0]); err != nil {
+			tb.Fatal(err)
+		}
+		r.RequestURI = path
+		r.RemoteAddr = "127.0.0.1:50000"
+		return r
+	}
+	eh.insert = sign(http.MethodPost, "/devstoreaccount1/bench")
+	eh.insert.Header["Content-Type"] = []string{"application/json"}
+	eh.get = sign(http.MethodGet, "/devstoreaccount1/bench(PartitionKey='p0000001',RowKey='r0000000001')")
+	return eh
+}
+
+// send serves a copy of signed with body into w and returns the status.
+func (eh *entityHarness) send(w *discardWriter, signed *http.Request, body []byte) int {
+	r := *signed
+	r.Header = signed.Header.Clone()
+	if body != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+	} else {
+		r.Body = http.NoBody
+	}
+	w.header = http.Header{}
+	eh.h.ServeHTTP(w, &r)
+	return w.status
+}
+
+// benchEntityBody is the load benchmark's entity with keys pk and rk.
+func benchEntityBody(b []byte, pk, rk string) []byte {
+	return append(append(append(append(append(b[:0], benchBeforePK...), pk...), benchBetweenKeys...), rk...), benchAfterRK...)
+}
+
+// BenchmarkInsertEntity is one Insert Entity (201 with the entity, as
+// aztables' AddEntity asks) per iteration, each with a new RowKey.
+func BenchmarkInsertEntity(b *testing.B) {
+	eh := newEntityHarness(b)
+	w := &discardWriter{}
+	var body []byte
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		n++
+		body = benchEntityBody(body, "p0000001", strconv.Itoa(10_000_000_000 + n)[1:])
+		if status := eh.send(w, eh.insert, body); status != http.StatusCreated {
+			b.Fatalf("status %d: %s", status, w.body)
+		}
+	}
+}
+
+// BenchmarkGetEntity is one point read (aztables' GetEntity) of the same
+// entity per iteration.
+func BenchmarkGetEntity(b *testing.B) {
+	eh := newEntityHarness(b)
+	w := &discardWriter{}
+	if status := eh.send(w, eh.insert, benchEntityBody(nil, "p0000001", "r0000000001")); status != http.StatusCreated {
+		b.Fatalf("status %d: %s", status, w.body)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if status := eh.send(w, eh.get, nil); status != http.StatusOK {
+			b.Fatalf("status %d: %s", status, w.body)
+		}
+	}
+}
+
+// TestEntityBuffersAreNotShared sends inserts from several goroutines at
+// once while the handler recycles their request and answer bodies: every
+// answer must echo its own entity, and every stored entity must hold what
+// its own request sent, none of another's bytes.
+func TestEntityBuffersAreNotShared(t *testing.T) {
+	t.Parallel()
+	eh := newEntityHarness(t)
+	const clients, rounds = 4, 25
+	errs := make(chan error, clients)
+	for client := range clients {
+		go func() {
+			w := &discardWriter{}
+			var body []byte
+			for round := range rounds {
+				rk := fmt.Sprintf("c%d-%04d", client, round)
+				body = benchEntityBody(body, "shared", rk)
+				if status := eh.send(w, eh.insert, body); status != http.StatusCreated ||
+					!strings.Contains(string(w.body), `"RowKey":"`+rk+`"`) || strings.Count(string(w.body), `"RowKey":`) != 1 {
+					errs <- fmt.Errorf("insert %s: status %d, body %s", rk, status, w.body)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The stored entities, read back in one query: each holds its keys and
+	// the template's values, so no request body was overwritten while the
+	// service still read it.
+	const query = "/devstoreaccount1/bench()?$filter=PartitionKey%20eq%20'shared'"
+	r, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:10877"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header = http.Header{"X-Ms-Version": {"2019-02-02"}, "Accept": {"application/json;odata=nometadata"},
+		"X-Ms-Date": {time.Now().UTC().Format(http.TimeFormat)}}
+	if err := auth.SignSharedKeyLite(r, auth.DevStoreAccountName, auth.DevStoreAccount().Keys[0]); err != nil {
+		t.Fatal(err)
+	}
+	r.RequestURI, r.RemoteAddr = query, "127.0.0.1:50000"
+	w := &discardWriter{}
+	if status := eh.send(w, r, nil); status != http.StatusOK {
+		t.Fatalf("query: status %d: %s", status, w.body)
+	}
+	body := string(w.body)
+	want := benchEntityBody(nil, "shared", "RK")
+	for _, member := range []string{`"City":"c417"`, `"Total":"1152921504606846977"`, `"Ref":"c9da6455-213d-42c9-9a79-3e9149a57833"`} {
+		if !strings.Contains(string(want), member) {
+			t.Fatalf("the template has no %s", member)
+		}
+		if n := strings.Count(body, member); n != clients*rounds {
+			t.Errorf("%d entities hold %s, want %d", n, member, clients*rounds)
+		}
+	}
+	for client := range clients {
+		for round := range rounds {
+			if rk := fmt.Sprintf(`"RowKey":"c%d-%04d"`, client, round); strings.Count(body, rk) != 1 {
+				t.Errorf("the query answer holds %s %d times, want once", rk, strings.Count(body, rk))
+			}
+		}
+	}
 }

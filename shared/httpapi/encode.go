@@ -88,7 +88,7 @@ func (enc *entityEncoder) appendEntity(b []byte, e *model.Entity, single bool) [
 		b = edm.AppendProperty(b, "RowKey", edm.NewString(e.RowKey), enc.level)
 		b = append(b, ',')
 		b = enc.appendTimestamp(b, e)
-		enc.names = enc.names[:0]
+		enc.names = slices.Grow(enc.names[:0], len(e.Properties))
 		for name := range e.Properties {
 			enc.names = append(enc.names, name)
 		}

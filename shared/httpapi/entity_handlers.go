@@ -6,12 +6,14 @@ import (
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
-func (h *Handler) encoder(c *call) (*entityEncoder, error) {
+// encoder returns the request's entity encoder by value, so that it can
+// live on the handler's stack.
+func (h *Handler) encoder(c *call) (entityEncoder, error) {
 	level, err := metadataLevel(c)
 	if err != nil {
-		return nil, err
+		return entityEncoder{}, err
 	}
-	return &entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}, nil
+	return entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}, nil
 }
 
 func (h *Handler) insertEntity(c *call) (*response, error) {
@@ -23,24 +25,23 @@ func (h *Handler) insertEntity(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer putBodyBuffer(body)
 	e, err := h.svc.InsertEntity(c.r.Context(), c.scope, c.res.table, body)
 	if err != nil {
 		return nil, err
 	}
 	loc := entityLocation(c.baseURL, c.res.table, e)
-	hd := http.Header{"Etag": {tables.ETag(e.Timestamp)}, "Location": {loc}, "Dataserviceid": {loc}}
+	resp := &response{etag: tables.ETag(e.Timestamp), location: loc, dataServiceID: loc}
 	if noContent, explicit := preference(c.r); noContent {
-		hd["Preference-Applied"] = []string{"return-no-content"}
-		return &response{status: http.StatusNoContent, header: hd}, nil
+		resp.status, resp.preferenceApplied = http.StatusNoContent, "return-no-content"
+		return resp, nil
 	} else if explicit {
-		hd["Preference-Applied"] = []string{"return-content"}
+		resp.preferenceApplied = "return-content"
 	}
-	return &response{
-		status:      http.StatusCreated,
-		header:      hd,
-		contentType: jsonContentType(enc.level),
-		body:        enc.appendEntity(nil, e, true),
-	}, nil
+	resp.status = http.StatusCreated
+	resp.contentType = jsonContentType(enc.level)
+	resp.body, resp.recycleBody = enc.appendEntity(getBodyBuffer(), e, true), true
+	return resp, nil
 }
 
 func (h *Handler) getEntity(c *call) (*response, error) {
@@ -57,9 +58,10 @@ func (h *Handler) getEntity(c *call) (*response, error) {
 	}
 	return &response{
 		status:      http.StatusOK,
-		header:      http.Header{"Etag": {tables.ETag(e.Timestamp)}},
+		etag:        tables.ETag(e.Timestamp),
 		contentType: jsonContentType(enc.level),
-		body:        enc.appendEntity(nil, e, true),
+		body:        enc.appendEntity(getBodyBuffer(), e, true),
+		recycleBody: true,
 	}, nil
 }
 
@@ -85,8 +87,8 @@ func (h *Handler) queryEntities(c *call) (*response, error) {
 	}
 	c.itemsRead = page.ItemsRead
 	budget := h.answerBudget()
-	body, sent := enc.appendEntityList(make([]byte, 0, 256*len(page.Entities)+64), page.Entities, &budget)
-	resp := &response{status: http.StatusOK, contentType: jsonContentType(enc.level), body: body}
+	body, sent := enc.appendEntityList(getBodyBuffer(), page.Entities, &budget)
+	resp := &response{status: http.StatusOK, contentType: jsonContentType(enc.level), body: body, recycleBody: true}
 	next := page.Next
 	if sent < len(page.Entities) {
 		// The answer is full: the next page resumes after the last entity
@@ -111,6 +113,7 @@ func (h *Handler) update(c *call, merge bool) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer putBodyBuffer(body)
 	ts, err := h.svc.UpdateEntity(c.r.Context(), c.scope, tables.UpdateInput{
 		Table:        c.res.table,
 		PartitionKey: c.res.partitionKey,
@@ -122,7 +125,7 @@ func (h *Handler) update(c *call, merge bool) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &response{status: http.StatusNoContent, header: http.Header{"Etag": {tables.ETag(ts)}}}, nil
+	return &response{status: http.StatusNoContent, etag: tables.ETag(ts)}, nil
 }
 
 func (h *Handler) deleteEntity(c *call) (*response, error) {

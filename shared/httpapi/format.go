@@ -28,7 +28,9 @@ func metadataLevelOf(header http.Header, format string) (edm.Metadata, error) {
 	if accept == "" {
 		return edm.MinimalMetadata, nil
 	}
-	for _, part := range strings.Split(accept, ",") {
+	for rest, more := accept, true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
 		if lvl, ok := parseJSONMediaType(part); ok {
 			return lvl, nil
 		}
@@ -42,7 +44,35 @@ func metadataLevelOf(header http.Header, format string) (edm.Metadata, error) {
 }
 
 func parseJSONMediaType(s string) (edm.Metadata, bool) {
-	mt, params, err := mime.ParseMediaType(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	if lvl, ok := commonJSONMediaType(s); ok {
+		return lvl, true
+	}
+	return parseJSONMediaTypeSlow(s)
+}
+
+// commonJSONMediaType recognises the JSON media types the SDKs send (in
+// Accept, $format and Content-Type) spelled exactly as they send them,
+// which every request would otherwise pay mime.ParseMediaType for. For
+// these strings it gives the parser's answer (FuzzJSONMediaType checks
+// that); any other spelling, even an equivalent one, reports false and goes
+// to the parser.
+func commonJSONMediaType(s string) (edm.Metadata, bool) {
+	switch s {
+	case "application/json", "application/json;odata=minimalmetadata":
+		return edm.MinimalMetadata, true
+	case "application/json;odata=nometadata":
+		return edm.NoMetadata, true
+	case "application/json;odata=fullmetadata":
+		return edm.FullMetadata, true
+	}
+	return 0, false
+}
+
+// parseJSONMediaTypeSlow is parseJSONMediaType by way of the full media type
+// grammar (RFC 2045 section 5.1).
+func parseJSONMediaTypeSlow(s string) (edm.Metadata, bool) {
+	mt, params, err := mime.ParseMediaType(s)
 	if err != nil || mt != "application/json" {
 		return 0, false
 	}
@@ -66,6 +96,9 @@ func checkFormat(r *http.Request, op endpoint) error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" || r.ContentLength == 0 && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
 		return nil
+	}
+	if _, ok := commonJSONMediaType(ct); ok {
+		return nil // application/json, as the parser would find
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {

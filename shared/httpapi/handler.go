@@ -64,6 +64,7 @@ type Handler struct {
 	opts     Options
 	log      *slog.Logger
 	cors     corsCache
+	dates    dateCache
 	// admission counts what is in flight against opts.Limits.
 	admission admission
 }
@@ -159,7 +160,7 @@ type call struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now() // latency is measured, never injected
 	c := &call{r: r, w: w, requestID: h.opts.NewRequestID(), now: h.opts.Now().UTC(), itemsRead: -1}
-	c.version = r.Header.Get("x-ms-version")
+	c.version = headerValue(r.Header, "X-Ms-Version")
 	if c.version == "" {
 		c.version = defaultVersion
 	}
@@ -184,7 +185,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if releaseAnswer, err = h.admitAnswer(resp); err == nil {
 			defer releaseAnswer()
 		} else if resp.recycleBody {
-			putBatchBuffer(resp.body)
+			putBodyBuffer(resp.body)
 		}
 	}
 	var status int
@@ -194,7 +195,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		status = h.writeResponse(c, resp)
 		if resp.recycleBody {
-			putBatchBuffer(resp.body)
+			putBodyBuffer(resp.body)
 		}
 	}
 	h.observe(c, start, status, code, err, refused)
@@ -282,7 +283,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 	scheme := h.scheme(c.r)
 	base := scheme + "://" + c.r.Host + stagePrefix
 	if pathStyle {
-		base += "/" + addressed
+		base = scheme + "://" + c.r.Host + stagePrefix + "/" + addressed // one string, not two
 	}
 	c.baseURL = base
 	if c.r.Method != http.MethodOptions {
@@ -396,18 +397,24 @@ func wirePath(r *http.Request) string {
 // names the account's secondary location (resolveAccount).
 func (h *Handler) splitAccount(host, p string) (account, addressed, rest string, pathStyle, secondary bool) {
 	trimmed := strings.TrimPrefix(p, "/")
-	first, after, _ := strings.Cut(trimmed, "/")
+	first, _, found := strings.Cut(trimmed, "/")
 	if account, secondary, ok := h.resolveAccount(first); ok {
+		// rest is "/" and what follows the account segment: a slice of p
+		// rather than a new string.
+		rest := "/"
+		if found {
+			rest = trimmed[len(first):]
+		}
 		if secondary {
 			// The Python SDK (azure-data-tables) reaches the secondary of a
 			// path-style endpoint by putting /<account>-secondary in front
 			// of the primary's path: /acct-secondary/acct/?comp=stats. A
 			// nested path means nothing else, so the inner account goes.
-			if inner, innerRest, nested := strings.Cut(after, "/"); nested && strings.EqualFold(inner, account) {
-				after = innerRest
+			if inner, _, nested := strings.Cut(rest[1:], "/"); nested && strings.EqualFold(inner, account) {
+				rest = rest[1+len(inner):]
 			}
 		}
-		return account, first, "/" + after, true, secondary
+		return account, first, rest, true, secondary
 	}
 	hostname := host
 	if hn, _, err := net.SplitHostPort(host); err == nil {

@@ -200,13 +200,18 @@ func readXMLBody(r *http.Request) ([]byte, error) {
 }
 
 // readBody reads the request body whole, refusing more than maxBody with
-// 413 before reading when the length is declared; see batch.ReadBody.
+// 413 before reading when the length is declared; see batch.ReadBody. The
+// body is read into a pooled buffer: the caller hands it back with
+// putBodyBuffer once it is done with it. The decoders copy what they keep
+// (edm strings, binary values, error messages), so nothing they return
+// refers to it.
 func readBody(r *http.Request) ([]byte, error) {
-	body, err := batch.ReadBody(r.Body, r.ContentLength)
+	body, err := batch.ReadBodyInto(getBodyBuffer(), r.Body, r.ContentLength)
 	if err != nil {
 		return nil, err
 	}
 	if err := batch.CheckContentMD5(r.Header, body); err != nil {
+		putBodyBuffer(body)
 		return nil, err
 	}
 	return body, nil

@@ -44,7 +44,7 @@ var endpoints = [...]endpoint{
 // effectiveMethod resolves verb tunnelling: legacy clients send MERGE (and
 // PUT, DELETE) as POST with X-HTTP-Method ("Merge Entity").
 func effectiveMethod(r *http.Request) (string, error) {
-	tunnel := r.Header.Values("X-HTTP-Method")
+	tunnel := r.Header["X-Http-Method"] // X-HTTP-Method, canonically spelled
 	if len(tunnel) == 0 {
 		return r.Method, nil
 	}

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/edm"
@@ -16,11 +18,18 @@ import (
 
 // response is what an operation returns; writeResponse puts it on the wire.
 type response struct {
-	status      int
-	header      http.Header // extra headers; may be nil
-	contentType string
-	body        []byte
-	// recycleBody hands body back to batchBuffers once it is written
+	status int
+	// The headers of the entity and table operations, each written when
+	// set: fields rather than entries of header, which would cost a map
+	// per request.
+	etag              string      // ETag
+	location          string      // Location
+	dataServiceID     string      // DataServiceId
+	preferenceApplied string      // Preference-Applied
+	header            http.Header // other headers; may be nil
+	contentType       string
+	body              []byte
+	// recycleBody hands body back to bodyBuffers once it is written
 	// (ResponseWriter.Write, like every io.Writer, keeps no reference).
 	recycleBody bool
 }
@@ -42,19 +51,83 @@ func jsonContentType(level edm.Metadata) string {
 	return contentTypeJSONMinimal
 }
 
+// bodyBuffers recycles request and response bodies: an entity group
+// transaction's, tens of KiB each, and the answers of the single-entity
+// operations and queries, so that they do not drive the garbage
+// collector. A buffer belongs to the request that took it until it hands it
+// back with putBodyBuffer; a response with recycleBody set hands its body
+// back once ServeHTTP has written it.
+// It holds *[]byte of length 0.
+var bodyBuffers sync.Pool
+
+// maxPooledBodyBuffer keeps a rare huge batch or query page from pinning
+// its buffers.
+const maxPooledBodyBuffer = 1 << 20
+
+func getBodyBuffer() []byte {
+	if p, ok := bodyBuffers.Get().(*[]byte); ok {
+		return *p
+	}
+	return nil
+}
+
+// putBodyBuffer hands b back for reuse; nothing may refer to it after.
+func putBodyBuffer(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledBodyBuffer {
+		return
+	}
+	b = b[:0]
+	bodyBuffers.Put(&b)
+}
+
 // commonHeaders are on every response ("Common REST API headers").
 func (h *Handler) commonHeaders(c *call) http.Header {
 	hd := c.w.Header()
 	hd["X-Ms-Request-Id"] = []string{c.requestID}
 	hd["X-Ms-Version"] = []string{c.version}
-	hd["Date"] = []string{c.now.Format(http.TimeFormat)}
+	hd["Date"] = []string{h.dates.format(c.now)}
 	return hd
+}
+
+// dateCache formats the Date header once per second instead of once per
+// answer: the header has a resolution of one second (http.TimeFormat), so
+// every answer within a second carries the same text.
+type dateCache struct {
+	last atomic.Pointer[formattedDate]
+}
+
+type formattedDate struct {
+	unix int64
+	text string
+}
+
+// format returns t, in UTC, as http.TimeFormat spells it.
+func (d *dateCache) format(t time.Time) string {
+	sec := t.Unix()
+	if f := d.last.Load(); f != nil && f.unix == sec {
+		return f.text
+	}
+	f := &formattedDate{unix: sec, text: t.UTC().Format(http.TimeFormat)}
+	d.last.Store(f)
+	return f.text
 }
 
 func (h *Handler) writeResponse(c *call, resp *response) int {
 	hd := h.commonHeaders(c)
 	for k, v := range resp.header {
 		hd[k] = v
+	}
+	if resp.etag != "" {
+		hd["Etag"] = []string{resp.etag}
+	}
+	if resp.location != "" {
+		hd["Location"] = []string{resp.location}
+	}
+	if resp.dataServiceID != "" {
+		hd["Dataserviceid"] = []string{resp.dataServiceID}
+	}
+	if resp.preferenceApplied != "" {
+		hd["Preference-Applied"] = []string{resp.preferenceApplied}
 	}
 	if resp.contentType != "" {
 		hd["Content-Type"] = []string{resp.contentType}

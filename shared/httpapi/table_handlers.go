@@ -18,6 +18,7 @@ func (h *Handler) createTable(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer putBodyBuffer(body)
 	name, err := decodeTableName(body)
 	if err != nil {
 		return nil, err
@@ -28,25 +29,22 @@ func (h *Handler) createTable(c *call) (*response, error) {
 		return nil, err
 	}
 	loc := c.baseURL + "/Tables('" + info.Name + "')"
-	hd := http.Header{"Location": {loc}}
+	resp := &response{location: loc}
 	if noContent, explicit := preference(c.r); noContent {
 		// DataServiceId only on the 204: Azure's 201 carries Location
 		// alone (azure-sdk-for-net sdk/tables/Azure.Data.Tables/tests/
 		// SessionRecords/TableServiceClientLiveTests/GetTablesReturnsTablesWithFilter.json),
 		// its 204 both (azure-cosmos-table-python azure-cosmosdb-table/
 		// tests/recordings/test_table.test_create_table_with_already_existing_table_fail_on_exist.yaml).
-		hd["Dataserviceid"] = []string{loc}
-		hd["Preference-Applied"] = []string{"return-no-content"}
-		return &response{status: http.StatusNoContent, header: hd}, nil
+		resp.status, resp.dataServiceID, resp.preferenceApplied = http.StatusNoContent, loc, "return-no-content"
+		return resp, nil
 	} else if explicit {
-		hd["Preference-Applied"] = []string{"return-content"}
+		resp.preferenceApplied = "return-content"
 	}
-	return &response{
-		status:      http.StatusCreated,
-		header:      hd,
-		contentType: jsonContentType(level),
-		body:        appendTable(nil, level, c.baseURL, c.account, info.Name, true),
-	}, nil
+	resp.status = http.StatusCreated
+	resp.contentType = jsonContentType(level)
+	resp.body = appendTable(nil, level, c.baseURL, c.account, info.Name, true)
+	return resp, nil
 }
 
 // decodeTableName reads {"TableName":"t"} with the entity decoder, so the

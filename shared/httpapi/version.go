@@ -56,7 +56,7 @@ func isDate(s string) bool {
 // rather than echoing the value back. No header is fine: SAS and anonymous
 // requests may omit it.
 func checkVersion(c *call) error {
-	v := c.r.Header.Get("x-ms-version")
+	v := headerValue(c.r.Header, "X-Ms-Version")
 	if v == "" || knownVersion(v) {
 		return nil
 	}
