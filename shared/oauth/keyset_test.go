@@ -137,15 +137,19 @@ func TestKeySetFetchHonoursTheDeadline(t *testing.T) {
 		t.Fatalf("err %v, want the request's context error", err)
 	}
 	unblock()
-	// The detached download completes and fills the key set.
-	for {
+	// The detached download completes and fills the key set. The bound is
+	// the download's own 10 s: only a hang guard, so a broken download
+	// fails here rather than at go test's timeout.
+	for giveUp := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		ks.mu.RLock()
 		fetched := !ks.fetchedAt.IsZero()
 		ks.mu.RUnlock()
 		if fetched {
 			break
 		}
-		time.Sleep(time.Millisecond)
+		if time.Now().After(giveUp) {
+			t.Fatal("the detached download never filled the key set")
+		}
 	}
 	if _, err := ks.VerifySignature(t.Context(), token); err != nil {
 		t.Fatalf("after the download: %v", err)
