@@ -173,11 +173,13 @@ func TestSharedPurge(t *testing.T) {
 // the lease has run out, and a table created meanwhile under the same name
 // keeps everything.
 //
-// It stays serial (no t.Parallel): the first purge is stopped by a 300 ms
-// deadline, which a test beside it on DynamoDB Local can make pass before
-// any delete.
+// The first purge stops right after its first batch of deletes, as if its
+// process ended there: stopAfterBatch cancels its context once a
+// BatchWriteItem has answered, so no clock decides how far it gets.
 func TestSharedPurgeResumes(t *testing.T) {
-	s := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond, PurgeRate: 100})
+	t.Parallel()
+	stop := &stopAfterBatch{}
+	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond, PurgeRate: 100}, stop.option)
 	env := newEnv(t, s)
 	for p := range 4 {
 		var ops []store.Op
@@ -193,9 +195,10 @@ func TestSharedPurgeResumes(t *testing.T) {
 	fresh := newEntity("p1", "r01", props{"New": edm.NewBoolean(true)})
 	env.insert(fresh)
 
-	// The first purger stops after about 30 deletes, holding its lease
+	// The first purger stops after one batch of deletes, holding its lease
 	// as a crashed process would.
-	ctx, cancel := context.WithTimeout(env.ctx, 300*time.Millisecond)
+	ctx, cancel := context.WithCancel(env.ctx)
+	stop.arm(cancel)
 	rep, err := s.Purge(ctx)
 	cancel()
 	if err != nil || rep.Tables != 0 || rep.Pending != 1 || rep.Items == 0 || rep.Items >= 100 {
@@ -219,6 +222,30 @@ func TestSharedPurgeResumes(t *testing.T) {
 	if items := sharedItems(t, s); len(items) != 1 {
 		t.Errorf("shared table after purge holds %q; want the new table's entity alone", items)
 	}
+}
+
+// stopAfterBatch cancels a context, once armed, when a BatchWriteItem call
+// has answered: the call's deletes are applied and counted, and the purge
+// stops at its next step.
+type stopAfterBatch struct {
+	cancel atomic.Pointer[context.CancelFunc]
+}
+
+func (f *stopAfterBatch) arm(cancel context.CancelFunc) { f.cancel.Store(&cancel) }
+
+func (f *stopAfterBatch) option(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("stopAfterBatch",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleInitialize(ctx, in)
+				if _, ok := in.Parameters.(*dynamodb.BatchWriteItemInput); ok && err == nil {
+					if cancel := f.cancel.Swap(nil); cancel != nil {
+						(*cancel)()
+					}
+				}
+				return out, md, err
+			}), middleware.After)
+	})
 }
 
 // unprocessedFault makes DynamoDB leave work of BatchWriteItem unprocessed,
