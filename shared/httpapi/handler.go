@@ -281,9 +281,11 @@ func (h *Handler) serve(c *call) (*response, error) {
 	c.account = account
 	c.secondary = secondary
 	scheme := h.scheme(c.r)
-	base := scheme + "://" + c.r.Host + stagePrefix
+	var base string
 	if pathStyle {
-		base = scheme + "://" + c.r.Host + stagePrefix + "/" + addressed // one string, not two
+		base = scheme + "://" + c.r.Host + stagePrefix + "/" + addressed
+	} else {
+		base = scheme + "://" + c.r.Host + stagePrefix
 	}
 	c.baseURL = base
 	if c.r.Method != http.MethodOptions {
@@ -312,8 +314,9 @@ func (h *Handler) serve(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.op = op.op.String()
-	if err := checkFormat(c.r, op); err != nil {
+	c.op = op.String()
+	ep := endpoints[op] // resolveOperation never returns Preflight, which has none
+	if err := checkFormat(c.r, ep); err != nil {
 		return nil, err
 	}
 
@@ -348,12 +351,12 @@ func (h *Handler) serve(c *call) (*response, error) {
 		return nil, err
 	}
 	c.principal = p
-	if need := op.op.Authorization(); need != 0 {
+	if need := op.Authorization(); need != 0 {
 		if err := p.Authorize(need, res.table); err != nil {
 			return nil, err
 		}
 	}
-	if secondary && !op.op.Info().ReadsOnly {
+	if secondary && !op.Info().ReadsOnly {
 		// A read-access geo-redundant account's secondary is read-only:
 		// Azure refuses writes there with 403 ("Write operations are not
 		// allowed").
@@ -367,7 +370,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 			c.scope.Keys = &keys
 		}
 	}
-	return op.serve(h, c)
+	return ep.serve(h, c)
 }
 
 // wirePath is the path of the request target exactly as the client sent

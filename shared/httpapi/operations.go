@@ -12,13 +12,12 @@ import (
 // endpoint is how the REST layer serves an operation (shared/operation
 // has its name, authorization, how its requests look and the rest).
 type endpoint struct {
-	op    operation.Operation
 	json  bool // takes JSON entity payloads (a $batch body is multipart)
 	serve func(h *Handler, c *call) (*response, error)
 }
 
 // endpoints holds the handler of every operation that resolveOperation can
-// find (all but Preflight, which serve answers first), indexed by
+// return (all but Preflight, which serve answers first), indexed by
 // operation; a test checks that none is missing.
 var endpoints = [...]endpoint{
 	operation.QueryTables:            {json: true, serve: (*Handler).queryTables},
@@ -64,29 +63,27 @@ func effectiveMethod(r *http.Request) (string, error) {
 // resolveOperation maps method, resource and query to an operation
 // through shared/operation's table, and answers as Azure does when none
 // matches.
-func resolveOperation(r *http.Request, res resource, q url.Values) (endpoint, error) {
+func resolveOperation(r *http.Request, res resource, q url.Values) (operation.Operation, error) {
 	method, err := effectiveMethod(r)
 	if err != nil {
-		return endpoint{}, err
+		return 0, err
 	}
 	// "If-None-Match HTTP header cannot be specified for PUT operations"
 	// (Table service error codes); likewise for MERGE and DELETE, which
 	// have no use for it. Azure refuses it before it looks at the verb.
 	if res.kind == operation.PathEntity && method != http.MethodGet && r.Header.Get("If-None-Match") != "" {
-		return endpoint{}, &apierr.Error{Code: apierr.InvalidInput,
+		return 0, &apierr.Error{Code: apierr.InvalidInput,
 			Message: "If-None-Match HTTP header cannot be specified for " + method + " operations."}
 	}
 	comp := q.Get("comp")
 	op, miss := operation.Resolve(res.kind, method, q.Get("restype"), comp, r.Header)
 	switch miss {
 	case operation.Matched:
-		e := endpoints[op] // Resolve never returns Preflight, which has none
-		e.op = op
-		return e, nil
+		return op, nil
 	case operation.WrongRestype:
-		return endpoint{}, apierr.New(apierr.InvalidURI)
+		return 0, apierr.New(apierr.InvalidURI)
 	case operation.WrongComp:
-		return endpoint{}, apierr.Newf(apierr.InvalidQueryParameterValue, "comp=%s", comp)
+		return 0, apierr.Newf(apierr.InvalidQueryParameterValue, "comp=%s", comp)
 	}
-	return endpoint{}, apierr.Newf(apierr.UnsupportedHTTPVerb, "The resource doesn't support %s.", method)
+	return 0, apierr.Newf(apierr.UnsupportedHTTPVerb, "The resource doesn't support %s.", method)
 }
