@@ -17,18 +17,13 @@ import (
 // single-entity counterpart, and tables.Service.Batch applies them all or
 // none through one atomic store write.
 func (h *Handler) batch(c *call) (*response, error) {
-	// One read into a buffer of the declared size; ReadBody answers 413
-	// past the 4 MiB limit.
-	data, err := batch.ReadBodyInto(getBodyBuffer(), c.r.Body, c.r.ContentLength)
+	data, err := readBody(c.r)
 	if err != nil {
 		return nil, err
 	}
 	// Nothing this returns refers to data: the entities, the response and
 	// any error message are built from copies.
 	defer putBodyBuffer(data)
-	if err := batch.CheckContentMD5(c.r.Header, data); err != nil {
-		return nil, err
-	}
 	req, err := batch.ParseBytes(c.r.Header.Get("Content-Type"), data)
 	if err != nil {
 		var oe *batch.OperationError
@@ -222,11 +217,14 @@ func (h *Handler) batchQuery(c *call, op *batch.Operation) (*response, error) {
 	}
 	part.ContentID = op.ContentID
 	b := h.batchBoundaries()
-	body, err := batch.AppendQueryResponse(nil, b, part)
+	body, err := batch.AppendQueryResponse(getBodyBuffer(), b, part)
+	// The part's body (a pooled answer of getEntity or queryEntities, or a
+	// failure's) is copied into the batch answer, and nothing else holds it.
+	putBodyBuffer(part.Body)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InternalError, err)
 	}
-	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body}, nil
+	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body, recycleBody: true}, nil
 }
 
 func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, error) {
