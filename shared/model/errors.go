@@ -18,7 +18,8 @@ const (
 	msgKeyValueTooLarge      = "The key value exceeds the maximum allowed length (1024)."
 	msgKeyInvalidType        = "The PartitionKey and RowKey properties must be of type Edm.String."
 	// Azure reports it at index 0 of a 202 batch answer, as "0:The batch
-	// request operation exceeds ..." (PROTOCOL.md, Entity group transactions).
+	// request operation exceeds ..." (the recording
+	// shared/batch/testdata/azure_failure_too_many_operations.response).
 	msgTooManyBatchOperations = "The batch request operation exceeds the maximum 100 changes per change set."
 )
 
