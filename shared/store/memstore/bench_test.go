@@ -14,8 +14,9 @@ import (
 
 // BenchmarkHeldEntities measures what the store costs to hold entities
 // shaped like the load generator's (ten properties of every Edm type,
-// about 300 bytes of JSON): the heap per entity, and the time of one full
-// garbage collection with them held, which every collection pays again.
+// about 500 bytes of JSON as a client sends it): the heap per entity, and
+// the time of one full garbage collection with them held, which every
+// collection pays again.
 //
 //	go test -run '^$' -bench HeldEntities ./shared/store/memstore
 func BenchmarkHeldEntities(b *testing.B) {
