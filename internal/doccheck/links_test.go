@@ -8,26 +8,18 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/tablebridge/tablebridge/internal/localproc"
 )
 
-// repoRoot is the directory holding go.mod, found upwards from the
-// package directory the test runs in.
+// repoRoot is the directory holding go.mod.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	root, err := localproc.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
+	return root
 }
 
 // pages are the Markdown files whose links are checked, relative to the
@@ -52,9 +44,10 @@ func pages(t *testing.T, root string) []string {
 	return files
 }
 
-// prose returns the lines of a Markdown file outside fenced code blocks,
-// with inline code spans blanked, so that neither a shell comment in a
-// code block ("# pass 1") nor "[x](y)" inside backticks counts.
+// prose returns the lines of a Markdown file outside fenced code blocks, so
+// that a shell comment in a code block ("# pass 1") does not count. Its
+// callers blank inline code spans where "[x](y)" inside backticks must not
+// count either; headings keep theirs, since anchors are made from them.
 func prose(text string) []string {
 	var out []string
 	fenced := false
