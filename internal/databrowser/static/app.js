@@ -19,6 +19,18 @@ const state = {
   entity: null,   // the entity being edited (null: a new one)
 };
 
+// Loads are numbered: an answer is shown only if no later load of its kind
+// started and no other table (or none) was shown since it was asked for,
+// so a slow page or entity never replaces a newer one or an action's
+// message.
+const loads = { page: 0, entity: 0 };
+
+function showTable(name) {
+  state.table = name;
+  loads.page++;
+  loads.entity++;
+}
+
 // --- accounts: from the link's fragment, kept for this tab only ---
 function loadAccounts() {
   const saved = sessionStorage.getItem('tablebridge.accounts');
@@ -102,7 +114,7 @@ function renderAccounts() {
 
 async function selectAccount(name) {
   state.account = name;
-  state.table = null;
+  showTable(null);
   $('table-view').hidden = true;
   $('entity-view').hidden = true;
   renderAccounts();
@@ -148,7 +160,7 @@ async function deleteTable() {
   try {
     await api('DELETE', "Tables('" + encodeURIComponent(state.table) + "')");
     const name = state.table;
-    state.table = null;
+    showTable(null);
     $('table-view').hidden = true;
     $('entity-view').hidden = true;
     await loadTables();
@@ -158,7 +170,7 @@ async function deleteTable() {
 
 // --- entities ---
 async function selectTable(name) {
-  state.table = name;
+  showTable(name);
   state.filter = $('filter').value = '';
   $('table-name').textContent = name;
   $('table-view').hidden = false;
@@ -172,11 +184,11 @@ async function loadPage(cont) {
   const query = { '$top': String(PAGE_SIZE) };
   if (state.filter) query['$filter'] = state.filter;
   if (cont) { query.NextPartitionKey = cont.pk; if (cont.rk !== null) query.NextRowKey = cont.rk; }
-  const table = state.table;
+  const seq = ++loads.page;
   try {
-    const resp = await api('GET', encodeURIComponent(table) + '()', { query });
+    const resp = await api('GET', encodeURIComponent(state.table) + '()', { query });
     const { obj, raw } = parseTyped(await resp.text());
-    if (state.table !== table) return; // another table was selected, or this one deleted, meanwhile
+    if (seq !== loads.page) return;
     const pk = resp.headers.get('x-ms-continuation-NextPartitionKey');
     state.next = pk !== null ? { pk, rk: resp.headers.get('x-ms-continuation-NextRowKey') } : null;
     state.pages = cont ? state.pages + 1 : 1;
@@ -186,7 +198,7 @@ async function loadPage(cont) {
     // A page that loads clears an earlier error, but not the message of
     // the action that reloaded it ("deleted ...", "saved ...").
     if ($('status').className === 'error') setStatus('');
-  } catch (e) { if (state.table === table) setStatus(e.message, true); }
+  } catch (e) { if (seq === loads.page) setStatus(e.message, true); }
 }
 
 function renderEntities(entities, raw) {
@@ -227,14 +239,14 @@ function entityPath(pk, rk) {
 }
 
 async function openEntity(pk, rk) {
-  const table = state.table;
+  const seq = ++loads.entity;
   try {
     const resp = await api('GET', entityPath(pk, rk));
     const { obj, raw } = parseTyped(await resp.text());
-    if (state.table !== table) return; // as in loadPage: an answer for a table no longer shown
+    if (seq !== loads.entity) return;
     state.entity = { pk, rk, etag: resp.headers.get('ETag') };
     showEditor(pk + ' / ' + rk, typedProperties(obj, raw));
-  } catch (e) { if (state.table === table) setStatus(e.message, true); }
+  } catch (e) { if (seq === loads.entity) setStatus(e.message, true); }
 }
 
 function newEntity() {
