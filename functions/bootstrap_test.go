@@ -400,23 +400,31 @@ func TestBootstrapInitErrors(t *testing.T) {
 	endpoint, rie, dir := needBootstraps(t)
 	prefix, _ := newStackTables(t, "tbinit")
 	sm := newSecretsManager(t, keysSecretID, keysSecret(t))
+	const queryTables = `{"httpMethod":"GET","path":"/devstoreaccount1/Tables"}`
 	tests := []struct {
 		name    string
+		fn      string
+		event   string
 		edit    func(env []string) []string
 		wantMsg string
 	}{
-		{"configuration missing", func(env []string) []string { return without(env, lambdafn.EnvTablePrefix) }, lambdafn.EnvTablePrefix + " is not set"},
-		{"unknown secret", func(env []string) []string {
+		{"configuration missing", "querytables", queryTables,
+			func(env []string) []string { return without(env, lambdafn.EnvTablePrefix) }, lambdafn.EnvTablePrefix + " is not set"},
+		{"unknown secret", "querytables", queryTables, func(env []string) []string {
 			return append(without(env, lambdafn.EnvKeysSecret), lambdafn.EnvKeysSecret+"=tablebridge/elsewhere")
 		}, "ResourceNotFoundException"},
+		// Only the shared layout purges (lambdafn.setupPurge), so the
+		// purge function refuses to start without the shared table.
+		{"purge without the shared table", deploy.PurgeFunctionName, scheduledNotification,
+			func(env []string) []string { return without(env, lambdafn.EnvSharedTable) }, lambdafn.EnvSharedTable + " is not set"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := tc.edit(baseEnv(t, endpoint, sm.srv.URL, prefix))
-			f := startRIE(t, rie, "querytables", filepath.Join(dir, "querytables", "bootstrap"), env)
+			f := startRIE(t, rie, tc.fn, filepath.Join(dir, tc.fn, "bootstrap"), env)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			out, err := f.invoke(ctx, []byte(`{"httpMethod":"GET","path":"/devstoreaccount1/Tables"}`))
+			out, err := f.invoke(ctx, []byte(tc.event))
 			var ie struct{ ErrorMessage, ErrorType string }
 			if err == nil || json.Unmarshal(out, &ie) != nil {
 				t.Fatalf("invoke: %v %s, want an init failure", err, out)

@@ -22,8 +22,11 @@ import (
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/deploy"
+	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
@@ -38,7 +41,9 @@ type iamPolicy struct {
 	shared       string // the shared layout's table
 	tablePrefix  string // TablePrefix + account + "."
 	catalogAllow []string
-	dataAllow    []string
+	dataAllow    []string // on the per-table tables and their indexes
+	sharedAllow  []string // on the shared table
+	indexAllow   []string // on the shared table's indexes
 
 	mu     sync.Mutex
 	denied []string
@@ -47,14 +52,50 @@ type iamPolicy struct {
 
 func newIAMPolicy(f deploy.Function, catalog, shared, tablePrefix string) *iamPolicy {
 	c, d := f.DynamoDBActions()
-	return &iamPolicy{fn: f.Name, catalog: catalog, shared: shared, tablePrefix: tablePrefix, catalogAllow: c, dataAllow: d, used: map[string]bool{}}
+	st, si := f.SharedTableActions()
+	return &iamPolicy{fn: f.Name, catalog: catalog, shared: shared, tablePrefix: tablePrefix,
+		catalogAllow: c, dataAllow: d, sharedAllow: st, indexAllow: si, used: map[string]bool{}}
 }
 
+// newPurgePolicy is the purge function's policy (deploy.PurgeActions).
+// The shared table's Query is granted on its index only, as template.yaml
+// does (TestTemplatePurgeFunction): the purge reads a deleted table's
+// shards from the order index and deletes items on the table.
+func newPurgePolicy(catalog, shared, tablePrefix string) *iamPolicy {
+	c, sh, perTable := deploy.PurgeActions()
+	p := &iamPolicy{fn: deploy.PurgeFunctionName, catalog: catalog, shared: shared, tablePrefix: tablePrefix,
+		catalogAllow: c, dataAllow: perTable, used: map[string]bool{}}
+	for _, a := range sh {
+		if a == "dynamodb:Query" {
+			p.indexAllow = append(p.indexAllow, a)
+		} else {
+			p.sharedAllow = append(p.sharedAllow, a)
+		}
+	}
+	return p
+}
+
+// access is one action on a table, or on an index as "table/index/name"
+// (the tail of the index's ARN, which IAM authorizes apart from the
+// table's).
 type access struct{ action, table string }
 
 func accessesOf(params any) []access {
 	one := func(action string, table *string) []access { return []access{{action, aws.ToString(table)}} }
 	switch in := params.(type) {
+	case *dynamodb.QueryInput:
+		if in.IndexName != nil {
+			return []access{{"dynamodb:Query", aws.ToString(in.TableName) + "/index/" + aws.ToString(in.IndexName)}}
+		}
+		return one("dynamodb:Query", in.TableName)
+	case *dynamodb.BatchWriteItemInput:
+		// BatchWriteItem is authorized per table it writes, whatever
+		// its puts and deletes.
+		var out []access
+		for table := range in.RequestItems {
+			out = append(out, access{"dynamodb:BatchWriteItem", table})
+		}
+		return out
 	case *dynamodb.GetItemInput:
 		return one("dynamodb:GetItem", in.TableName)
 	case *dynamodb.PutItemInput:
@@ -63,8 +104,6 @@ func accessesOf(params any) []access {
 		return one("dynamodb:UpdateItem", in.TableName)
 	case *dynamodb.DeleteItemInput:
 		return one("dynamodb:DeleteItem", in.TableName)
-	case *dynamodb.QueryInput:
-		return one("dynamodb:Query", in.TableName)
 	case *dynamodb.ScanInput:
 		return one("dynamodb:Scan", in.TableName)
 	case *dynamodb.DescribeTableInput:
@@ -112,7 +151,9 @@ func (p *iamPolicy) allows(a access) bool {
 	case a.table == p.catalog:
 		return slices.Contains(p.catalogAllow, a.action)
 	case a.table == p.shared:
-		return a.action != "dynamodb:Scan" && slices.Contains(p.dataAllow, a.action)
+		return slices.Contains(p.sharedAllow, a.action)
+	case strings.HasPrefix(a.table, p.shared+"/index/"):
+		return slices.Contains(p.indexAllow, a.action)
 	case strings.HasPrefix(a.table, p.tablePrefix):
 		return slices.Contains(p.dataAllow, a.action)
 	}
@@ -264,6 +305,70 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 	if metered == 0 {
 		t.Error("no request line carries consumedCapacity")
+	}
+}
+
+// TestLeastPrivilegePurge runs the purge as the purge function does on
+// AWS (RequireCatalog: the catalog is a stack resource) over a client
+// confined to deploy.PurgeActions: it purges a deleted table's entities
+// from the shared table, leaves a live table's, and needs nothing more.
+func TestLeastPrivilegePurge(t *testing.T) {
+	endpoint := dynamolocal.Endpoint(t)
+	prefix := dynamolocal.UniqueName("tbiampurge") + "-"
+	ctx := dynamolocal.Context(t, 2*time.Minute)
+	const account = auth.DevStoreAccountName
+	// The stack's tables, and the tables a request function created and
+	// deleted, by a store with every right.
+	admin, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"doomed", "kept"} {
+		if _, err := admin.CreateTable(ctx, account, table); err != nil {
+			t.Fatal(err)
+		}
+		var ops []store.Op
+		for r := range 30 {
+			ops = append(ops, store.Op{Kind: store.OpInsert, Entity: &model.Entity{PartitionKey: "p", RowKey: fmt.Sprintf("r%02d", r),
+				Timestamp: time.Now().UTC().Truncate(time.Microsecond), Properties: map[string]edm.Value{"Payload": edm.NewString("purge me")}}})
+		}
+		if err := admin.Write(ctx, account, table, ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := admin.DeleteTable(ctx, account, "doomed"); err != nil {
+		t.Fatal(err)
+	}
+
+	pol := newPurgePolicy(prefix+"catalog", prefix+"entities", prefix+account+".")
+	st, err := dynamostore.New(ctx, dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure),
+		dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RequireCatalog: true, PurgeGrace: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := st.Purge(ctx)
+	if err != nil || rep.Tables != 1 || rep.Items != 30 || rep.Pending != 0 {
+		t.Errorf("Purge = %+v, %v; want the deleted table and its 30 items", rep, err)
+	}
+	pol.mu.Lock()
+	if len(pol.denied) > 0 {
+		t.Errorf("the purge needed more than deploy.PurgeActions grants: %v", pol.denied)
+	}
+	for _, a := range []string{"catalog dynamodb:Query", "tables dynamodb:Query", "tables dynamodb:BatchWriteItem"} {
+		if !pol.used[a] {
+			t.Errorf("the purge did not use %s; used %v", a, pol.used)
+		}
+	}
+	pol.mu.Unlock()
+	out, err := dynamolocal.Client(t).Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(prefix + "entities"), Select: "COUNT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Count != 30 {
+		t.Errorf("the shared table holds %d items after the purge; want the live table's 30", out.Count)
+	}
+	if _, err := admin.GetEntity(ctx, account, "kept", "p", "r00"); err != nil {
+		t.Errorf("the live table's entity: %v", err)
 	}
 }
 

@@ -68,11 +68,7 @@ var functions = []Function{
 		// CORS preflight on every resource; it reads the account's CORS
 		// rules, which every function may.
 		Name: "preflight", LogicalID: "PreflightFunction",
-		Routes: []operation.Route{
-			{Method: http.MethodOptions, Resource: operation.ResourceAccount},
-			{Method: http.MethodOptions, Resource: operation.ResourceTables},
-			{Method: http.MethodOptions, Resource: operation.ResourceAny},
-		},
+		Routes: operation.Preflight.Routes(),
 	},
 	{
 		// Every operation in one function: the Function URL profile, and
@@ -133,7 +129,10 @@ func Functions() []Function {
 	return out
 }
 
-// on returns the routes of methods on one resource.
+// on returns the routes of methods on one resource. The functions above
+// group operations by the routes API Gateway can tell apart, which no one
+// operation's Routes gives (readresource's GET and HEAD on ResourceAny
+// serve four operations), so they list them by resource and method.
 func on(resource string, methods ...string) []operation.Route {
 	out := make([]operation.Route, len(methods))
 	for i, m := range methods {

@@ -29,7 +29,6 @@ import (
 // REST API handler over a store that lets the function reach only its own
 // operations.
 type Handler struct {
-	fn   deploy.Function
 	http *httpapi.Handler
 	log  *slog.Logger
 	// basePath is a custom domain's base path mapping, which an HTTP API
@@ -64,7 +63,7 @@ func NewHandler(fn deploy.Function, st store.Store, accounts []auth.Account, opt
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Handler{fn: fn, http: h, log: log}, nil
+	return &Handler{http: h, log: log}, nil
 }
 
 // SetBasePath sets the custom domain's base path mapping ("tables"), which

@@ -1,13 +1,10 @@
 package lambdafn_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -24,57 +21,13 @@ func loadEvent(t testing.TB, file string) (events.APIGatewayProxyRequest, []byte
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(eventsDir, filepath.FromSlash(file)))
 	if err != nil {
-		t.Fatalf("%v (regenerate events/ with make events)", err)
+		t.Fatalf("%v (regenerate events/ with make events-fixtures)", err)
 	}
 	var ev events.APIGatewayProxyRequest
 	if err := json.Unmarshal(b, &ev); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
 	return ev, b
-}
-
-// TestEventsAreGenerated: events/ holds exactly what the generator
-// (tablebridge events, make events) writes, byte for byte at the date the
-// files were signed, and nothing else.
-func TestEventsAreGenerated(t *testing.T) {
-	first, _ := loadEvent(t, "createtable/createtable.json")
-	date, err := time.Parse(http.TimeFormat, first.MultiValueHeaders["X-Ms-Date"][0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	samples, err := gatewayevent.Samples(date)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, s := range samples {
-		want = append(want, s.File())
-		_, got := loadEvent(t, s.File())
-		regenerated, err := gatewayevent.MarshalEvent(s.Event)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, regenerated) {
-			t.Errorf("events/%s differs from what make events writes; regenerate it", s.File())
-		}
-	}
-	var have []string
-	err = filepath.WalkDir(eventsDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(eventsDir, path)
-		have = append(have, filepath.ToSlash(rel))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(want)
-	slices.Sort(have)
-	if !slices.Equal(have, want) {
-		t.Errorf("events/ holds %v, want %v", have, want)
-	}
 }
 
 // TestEventsRunInOrder feeds every stored event, re-signed now, to its

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -54,7 +55,9 @@ func TestEventsRefusals(t *testing.T) {
 
 // TestEventsFixturesAreStable: the tracked events/ are what
 // events -fixture-date (make events-fixtures) writes, byte for
-// byte, every time; make events writes elsewhere (build/events).
+// byte, every time, and nothing else (a file the generator no longer
+// writes would linger as a stale fixture); make events writes elsewhere
+// (build/events).
 func TestEventsFixturesAreStable(t *testing.T) {
 	t.Parallel()
 	tracked := filepath.Join("..", "..", "..", "..", "events")
@@ -65,26 +68,50 @@ func TestEventsFixturesAreStable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n := 0
-	err := filepath.WalkDir(tracked, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	have := filesUnder(t, tracked)
+	want := filesUnder(t, runs[0])
+	if len(have) == 0 {
+		t.Fatal("events/ holds no files")
+	}
+	for _, rel := range have {
+		if !slices.Contains(want, rel) {
+			t.Errorf("events/%s is not a file the generator writes; delete it", rel)
 		}
-		n++
-		rel, _ := filepath.Rel(tracked, path)
-		want, err := os.ReadFile(path)
+	}
+	for _, rel := range want {
+		if !slices.Contains(have, rel) {
+			t.Errorf("events/%s is missing; run make events-fixtures", rel)
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(tracked, rel))
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		for _, dir := range runs {
 			got, err := os.ReadFile(filepath.Join(dir, rel))
-			if err != nil || !bytes.Equal(got, want) {
+			if err != nil || !bytes.Equal(got, b) {
 				t.Errorf("%s: regenerated file differs from the tracked one (%v)", rel, err)
 			}
 		}
-		return nil
-	})
-	if err != nil || n == 0 {
-		t.Fatalf("walking events/: %d files, %v", n, err)
 	}
+}
+
+// filesUnder returns the regular files under dir, slash-separated and
+// relative to dir, sorted.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("walking %s: %v", dir, err)
+	}
+	slices.Sort(out)
+	return out
 }
