@@ -355,6 +355,114 @@ func TestPurgeLease(t *testing.T) {
 	lease(a, false, "the first holder's renewal after the take-over")
 }
 
+// TestPurgeLeaseOnce: a table purged well within its lease costs one lease
+// write, not one per shard or page.
+func TestPurgeLeaseOnce(t *testing.T) {
+	t.Parallel()
+	calls := newCallCounter()
+	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, PurgeGrace: time.Millisecond}, calls.option)
+	env := newEnv(t, s)
+	var ops []store.Op
+	for r := range 30 {
+		ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity("p", fmt.Sprintf("r%02d", r), nil)})
+	}
+	env.mustWrite(ops...)
+	if err := s.DeleteTable(env.ctx, env.account, env.table); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond) // past PurgeGrace
+	calls.take()
+	rep, err := s.Purge(env.ctx)
+	if err != nil || rep != (PurgeReport{Tables: 1, Items: 30}) {
+		t.Errorf("Purge = %+v, %v; want the table's 30 items", rep, err)
+	}
+	if got := calls.take()["UpdateItem"]; got != 1 {
+		t.Errorf("Purge made %d lease UpdateItems; want 1", got)
+	}
+}
+
+// TestPurgeStopsWhenLeaseTaken: a purger renews its lease after each page
+// of deletes once the renewal is due, not only between shards, and stops
+// when the renewal finds the table taken over by another purger (its lease
+// ran out meanwhile), sending no more deletes. The table's one shard holds
+// two pages; the lease is due for renewal after every page, and another
+// purger takes the table right after the first page's Query.
+func TestPurgeStopsWhenLeaseTaken(t *testing.T) {
+	t.Parallel()
+	calls := newCallCounter()
+	var takeOver atomic.Pointer[func()]
+	afterFirstPage := func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("takeOver",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					out, md, err := next.HandleInitialize(ctx, in)
+					if q, ok := in.Parameters.(*dynamodb.QueryInput); ok && aws.ToString(q.IndexName) == orderIndex && err == nil {
+						if f := takeOver.Swap(nil); f != nil {
+							(*f)()
+						}
+					}
+					return out, md, err
+				}), middleware.After)
+		})
+	}
+	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, PurgeGrace: time.Millisecond}, calls.option, afterFirstPage)
+	s.leaseFor = time.Nanosecond // a renewal is due after every page
+	env := newEnv(t, s)
+	loc, err := s.locate(env.ctx, env.account, env.table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 150 entities of shard 0: two pages of the purge's Query (100 each).
+	var ops []store.Op
+	for r := 0; len(ops) < 150; r++ {
+		if rk := fmt.Sprintf("r%05d", r); shardOf(loc.pk("p"), encodeKey(rk)) == 0 {
+			ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity("p", rk, nil)})
+		}
+	}
+	env.mustWrite(ops[:100]...)
+	env.mustWrite(ops[100:]...)
+	if err := s.DeleteTable(env.ctx, env.account, env.table); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond) // past PurgeGrace
+
+	other := sibling(t, s)
+	take := func() {
+		if err := other.expireLeases(env.ctx); err != nil {
+			t.Error(err)
+			return
+		}
+		due, err := other.duePurges(env.ctx)
+		if err != nil || len(due) != 1 {
+			t.Errorf("duePurges = %d items, %v", len(due), err)
+			return
+		}
+		if held, err := other.leasePurge(env.ctx, due[0], &purgeLeaseHolder{token: newGen()}); err != nil || !held {
+			t.Errorf("the other purger's take-over: %v, %v", held, err)
+		}
+	}
+	takeOver.Store(&take)
+	calls.take()
+	rep, err := s.Purge(env.ctx)
+	if err != nil || rep != (PurgeReport{Items: 100, Pending: 1}) {
+		t.Errorf("Purge = %+v, %v; want the first page's 100 items and the table pending", rep, err)
+	}
+	if got := calls.take(); got["BatchWriteItem"] != 4 || got["Query"] != 2 {
+		t.Errorf("Purge made %v; want the first page only: 2 Queries (due purges, one page) and 4 BatchWriteItems", got)
+	}
+
+	// The other purger's lease runs out; the next purge ends the table.
+	if err := other.expireLeases(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := other.Purge(env.ctx); err != nil || rep != (PurgeReport{Tables: 1, Items: 50}) {
+		t.Errorf("resumed Purge = %+v, %v; want the table's other 50 items", rep, err)
+	}
+	if items := sharedItems(t, s); len(items) != 0 {
+		t.Errorf("shared table after the purge holds %q", items)
+	}
+}
+
 // expireLeases ends every purge lease, as time would.
 func (s *Store) expireLeases(ctx context.Context) error {
 	due, err := s.duePurges(ctx)
