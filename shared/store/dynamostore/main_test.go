@@ -232,10 +232,12 @@ var layouts = []struct {
 	opts Options
 }{{"PerTable", Options{}}, {"Shared", Options{SharedTable: sharedTestTable}}}
 
-// newSharedStore returns a store whose new tables go to a shared table.
-func newSharedStore(t testing.TB, opts Options) *Store {
+// newSharedStore returns a store whose new tables go to a shared table of
+// the test's own.
+func newSharedStore(t testing.TB, opts Options, optFns ...func(*dynamodb.Options)) *Store {
+	t.Helper()
 	opts.SharedTable = sharedTestTable
-	return newTestStoreWith(t, opts)
+	return newTestStoreWith(t, opts, optFns...)
 }
 
 // testLoc is a per-table location for the unit tests of the item codec.

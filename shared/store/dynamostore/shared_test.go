@@ -179,7 +179,7 @@ func TestSharedPurge(t *testing.T) {
 func TestSharedPurgeResumes(t *testing.T) {
 	t.Parallel()
 	stop := &stopAfterBatch{}
-	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond}, stop.option)
+	s := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond}, stop.option)
 	env := newEnv(t, s)
 	for p := range 4 {
 		var ops []store.Op
@@ -300,7 +300,7 @@ func (f *unprocessedFault) option(o *dynamodb.Options) {
 func TestPurgeRetriesUnprocessedItems(t *testing.T) {
 	t.Parallel()
 	fault := &unprocessedFault{calls: 6}
-	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, PurgeGrace: time.Millisecond}, fault.option)
+	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, fault.option)
 	env := newEnv(t, s)
 	for p := range 2 {
 		var ops []store.Op
@@ -361,7 +361,7 @@ func TestPurgeLease(t *testing.T) {
 func TestPurgeLeaseOnce(t *testing.T) {
 	t.Parallel()
 	calls := newCallCounter()
-	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, PurgeGrace: time.Millisecond}, calls.option)
+	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, calls.option)
 	env := newEnv(t, s)
 	var ops []store.Op
 	for r := range 30 {
@@ -406,7 +406,7 @@ func TestPurgeStopsWhenLeaseTaken(t *testing.T) {
 				}), middleware.After)
 		})
 	}
-	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, PurgeGrace: time.Millisecond}, calls.option, afterFirstPage)
+	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, calls.option, afterFirstPage)
 	s.leaseFor = time.Nanosecond // a renewal is due after every page
 	env := newEnv(t, s)
 	loc, err := s.locate(env.ctx, env.account, env.table)
@@ -775,7 +775,7 @@ func TestSharedConfirmFails(t *testing.T) {
 				}), middleware.After)
 		})
 	}
-	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, ConfirmTable: true, CatalogCacheTTL: time.Hour}, catalogDown)
+	s := newSharedStore(t, Options{ConfirmTable: true, CatalogCacheTTL: time.Hour}, catalogDown)
 	env := newEnv(t, s)
 	env.insert(newEntity("p", "cached", nil)) // the look-up is cached from here on
 	failCatalog.Store(true)

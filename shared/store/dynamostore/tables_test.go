@@ -233,7 +233,7 @@ func TestEmptyAccountName(t *testing.T) {
 func TestQueryTablesSelectiveMatch(t *testing.T) {
 	t.Parallel()
 	calls := newCallCounter()
-	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable}, calls.option)
+	s := newSharedStore(t, Options{}, calls.option)
 	ctx := dynamolocal.Context(t, testTimeout)
 	const n = 60
 	for i := range n {
