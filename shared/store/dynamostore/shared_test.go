@@ -232,21 +232,18 @@ type stopAfterBatch struct {
 func (f *stopAfterBatch) arm(cancel context.CancelFunc) { f.cancel.Store(&cancel) }
 
 func (f *stopAfterBatch) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("stopAfterBatch",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				out, md, err := next.HandleInitialize(ctx, in)
-				if bw, ok := in.Parameters.(*dynamodb.BatchWriteItemInput); ok && err == nil {
-					if cancel := f.cancel.Swap(nil); cancel != nil {
-						for _, reqs := range bw.RequestItems {
-							f.items.Add(int32(len(reqs)))
-						}
-						(*cancel)()
-					}
+	initHook("stopAfterBatch", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleInitialize(ctx, in)
+		if bw, ok := in.Parameters.(*dynamodb.BatchWriteItemInput); ok && err == nil {
+			if cancel := f.cancel.Swap(nil); cancel != nil {
+				for _, reqs := range bw.RequestItems {
+					f.items.Add(int32(len(reqs)))
 				}
-				return out, md, err
-			}), middleware.After)
-	})
+				(*cancel)()
+			}
+		}
+		return out, md, err
+	})(o)
 }
 
 // unprocessedFault makes DynamoDB leave work of BatchWriteItem unprocessed,
@@ -261,37 +258,34 @@ type unprocessedFault struct {
 }
 
 func (f *unprocessedFault) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("unprocessedFault",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				bw, ok := in.Parameters.(*dynamodb.BatchWriteItemInput)
-				if !ok || f.called.Add(1) > f.calls {
-					return next.HandleInitialize(ctx, in)
-				}
-				sent, left := map[string][]types.WriteRequest{}, map[string][]types.WriteRequest{}
-				for table, reqs := range bw.RequestItems {
-					half := (len(reqs) + 1) / 2
-					sent[table], left[table] = reqs[:half], reqs[half:]
-				}
-				cp := *bw
-				cp.RequestItems = sent
-				in.Parameters = &cp
-				out, md, err := next.HandleInitialize(ctx, in)
-				if err != nil {
-					return out, md, err
-				}
-				res := out.Result.(*dynamodb.BatchWriteItemOutput)
-				if res.UnprocessedItems == nil {
-					res.UnprocessedItems = map[string][]types.WriteRequest{}
-				}
-				for table, reqs := range left {
-					if len(reqs) > 0 {
-						res.UnprocessedItems[table] = append(res.UnprocessedItems[table], reqs...)
-					}
-				}
-				return out, md, nil
-			}), middleware.After)
-	})
+	initHook("unprocessedFault", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		bw, ok := in.Parameters.(*dynamodb.BatchWriteItemInput)
+		if !ok || f.called.Add(1) > f.calls {
+			return next.HandleInitialize(ctx, in)
+		}
+		sent, left := map[string][]types.WriteRequest{}, map[string][]types.WriteRequest{}
+		for table, reqs := range bw.RequestItems {
+			half := (len(reqs) + 1) / 2
+			sent[table], left[table] = reqs[:half], reqs[half:]
+		}
+		cp := *bw
+		cp.RequestItems = sent
+		in.Parameters = &cp
+		out, md, err := next.HandleInitialize(ctx, in)
+		if err != nil {
+			return out, md, err
+		}
+		res := out.Result.(*dynamodb.BatchWriteItemOutput)
+		if res.UnprocessedItems == nil {
+			res.UnprocessedItems = map[string][]types.WriteRequest{}
+		}
+		for table, reqs := range left {
+			if len(reqs) > 0 {
+				res.UnprocessedItems[table] = append(res.UnprocessedItems[table], reqs...)
+			}
+		}
+		return out, md, nil
+	})(o)
 }
 
 // TestPurgeRetriesUnprocessedItems: where DynamoDB leaves part of a batch
@@ -392,20 +386,15 @@ func TestPurgeStopsWhenLeaseTaken(t *testing.T) {
 	t.Parallel()
 	calls := newCallCounter()
 	var takeOver atomic.Pointer[func()]
-	afterFirstPage := func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("takeOver",
-				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-					out, md, err := next.HandleInitialize(ctx, in)
-					if q, ok := in.Parameters.(*dynamodb.QueryInput); ok && aws.ToString(q.IndexName) == orderIndex && err == nil {
-						if f := takeOver.Swap(nil); f != nil {
-							(*f)()
-						}
-					}
-					return out, md, err
-				}), middleware.After)
-		})
-	}
+	afterFirstPage := initHook("takeOver", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleInitialize(ctx, in)
+		if q, ok := in.Parameters.(*dynamodb.QueryInput); ok && aws.ToString(q.IndexName) == orderIndex && err == nil {
+			if f := takeOver.Swap(nil); f != nil {
+				(*f)()
+			}
+		}
+		return out, md, err
+	})
 	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, calls.option, afterFirstPage)
 	s.leaseFor = time.Nanosecond // a renewal is due after every page
 	env := newEnv(t, s)
@@ -764,17 +753,12 @@ func TestSharedConfirmTable(t *testing.T) {
 func TestSharedConfirmFails(t *testing.T) {
 	t.Parallel()
 	var failCatalog atomic.Bool
-	catalogDown := func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("catalogDown",
-				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-					if get, ok := in.Parameters.(*dynamodb.GetItemInput); ok && failCatalog.Load() && strings.HasSuffix(aws.ToString(get.TableName), "catalog") {
-						return middleware.InitializeOutput{}, middleware.Metadata{}, &types.InternalServerError{Message: aws.String("Internal server error")}
-					}
-					return next.HandleInitialize(ctx, in)
-				}), middleware.After)
-		})
-	}
+	catalogDown := initHook("catalogDown", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if get, ok := in.Parameters.(*dynamodb.GetItemInput); ok && failCatalog.Load() && strings.HasSuffix(aws.ToString(get.TableName), "catalog") {
+			return middleware.InitializeOutput{}, middleware.Metadata{}, &types.InternalServerError{Message: aws.String("Internal server error")}
+		}
+		return next.HandleInitialize(ctx, in)
+	})
 	s := newSharedStore(t, Options{ConfirmTable: true, CatalogCacheTTL: time.Hour}, catalogDown)
 	env := newEnv(t, s)
 	env.insert(newEntity("p", "cached", nil)) // the look-up is cached from here on
