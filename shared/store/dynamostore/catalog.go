@@ -133,7 +133,8 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 		},
 		// One more than a page, so the page knows whether one follows;
 		// without a limit DynamoDB reads up to 1 MB (about 5,000 tables)
-		// for every page of a large account, and bills the reads.
+		// for every page of a large account, and bills the reads. Later
+		// reads grow with a selective Match (see nextReadLimit).
 		Limit: aws.Int32(int32(top) + 1),
 	}
 	if q.After != "" {
@@ -148,6 +149,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 		in.ExpressionAttributeValues[":lo"] = &types.AttributeValueMemberS{Value: lo}
 	}
 	var page store.TablePage
+	var examined int
 	deadline := time.Now().Add(s.opts.QueryTimeBudget)
 	for {
 		cctx, cancel := s.call(ctx)
@@ -168,6 +170,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 			if err != nil {
 				return store.TablePage{}, err
 			}
+			examined++
 			if q.Match != nil && !q.Match(info) {
 				continue
 			}
@@ -187,6 +190,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 			page.Next = strings.TrimPrefix(stringAttr(out.LastEvaluatedKey, catKey), tableKeyPrefix)
 			return page, nil
 		}
+		in.Limit = aws.Int32(int32(nextReadLimit(int(*in.Limit), top-len(page.Tables), examined, len(page.Tables))))
 	}
 }
 

@@ -22,16 +22,13 @@ import (
 type slowActive struct{ on atomic.Bool }
 
 func (f *slowActive) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("slowActive",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				out, md, err := next.HandleInitialize(ctx, in)
-				if d, ok := out.Result.(*dynamodb.DescribeTableOutput); ok && err == nil && f.on.Load() && d.Table != nil {
-					d.Table.TableStatus = types.TableStatusCreating
-				}
-				return out, md, err
-			}), middleware.After)
-	})
+	initHook("slowActive", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleInitialize(ctx, in)
+		if d, ok := out.Result.(*dynamodb.DescribeTableOutput); ok && err == nil && f.on.Load() && d.Table != nil {
+			d.Table.TableStatus = types.TableStatusCreating
+		}
+		return out, md, err
+	})(o)
 }
 
 // TestHalfCreatedTable: a Create Table that gave up while its DynamoDB

@@ -185,6 +185,17 @@ func (env *testEnv) rawItems(pk string) []item {
 	}
 }
 
+// initHook returns an SDK option that adds fn to the Initialize step of
+// every call, after the SDK's own Initialize middleware (input validation
+// among them). The step runs once per API call: retries happen below it.
+func initHook(name string, fn func(context.Context, middleware.InitializeInput, middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error)) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc(name, fn), middleware.After)
+		})
+	}
+}
+
 // callCounter counts API calls (not HTTP attempts) per operation, through
 // SDK middleware at the Initialize step, which runs once per call.
 type callCounter struct {
@@ -195,16 +206,13 @@ type callCounter struct {
 func newCallCounter() *callCounter { return &callCounter{calls: map[string]int{}} }
 
 func (c *callCounter) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("countCalls",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", in.Parameters), "*dynamodb."), "Input")
-				c.mu.Lock()
-				c.calls[name]++
-				c.mu.Unlock()
-				return next.HandleInitialize(ctx, in)
-			}), middleware.Before)
-	})
+	initHook("countCalls", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", in.Parameters), "*dynamodb."), "Input")
+		c.mu.Lock()
+		c.calls[name]++
+		c.mu.Unlock()
+		return next.HandleInitialize(ctx, in)
+	})(o)
 }
 
 // take returns the counts since the last take and resets them.
@@ -232,10 +240,12 @@ var layouts = []struct {
 	opts Options
 }{{"PerTable", Options{}}, {"Shared", Options{SharedTable: sharedTestTable}}}
 
-// newSharedStore returns a store whose new tables go to a shared table.
-func newSharedStore(t testing.TB, opts Options) *Store {
+// newSharedStore returns a store whose new tables go to a shared table of
+// the test's own.
+func newSharedStore(t testing.TB, opts Options, optFns ...func(*dynamodb.Options)) *Store {
+	t.Helper()
 	opts.SharedTable = sharedTestTable
-	return newTestStoreWith(t, opts)
+	return newTestStoreWith(t, opts, optFns...)
 }
 
 // testLoc is a per-table location for the unit tests of the item codec.

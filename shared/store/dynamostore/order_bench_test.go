@@ -24,52 +24,49 @@ type capacityMeter struct {
 }
 
 func (m *capacityMeter) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("meterCapacity",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				const indexes = types.ReturnConsumedCapacityIndexes
-				switch p := in.Parameters.(type) {
-				case *dynamodb.PutItemInput:
-					p.ReturnConsumedCapacity = indexes
-				case *dynamodb.UpdateItemInput:
-					p.ReturnConsumedCapacity = indexes
-				case *dynamodb.DeleteItemInput:
-					p.ReturnConsumedCapacity = indexes
-				case *dynamodb.TransactWriteItemsInput:
-					p.ReturnConsumedCapacity = indexes
-				case *dynamodb.BatchWriteItemInput:
-					p.ReturnConsumedCapacity = indexes
+	initHook("meterCapacity", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		const indexes = types.ReturnConsumedCapacityIndexes
+		switch p := in.Parameters.(type) {
+		case *dynamodb.PutItemInput:
+			p.ReturnConsumedCapacity = indexes
+		case *dynamodb.UpdateItemInput:
+			p.ReturnConsumedCapacity = indexes
+		case *dynamodb.DeleteItemInput:
+			p.ReturnConsumedCapacity = indexes
+		case *dynamodb.TransactWriteItemsInput:
+			p.ReturnConsumedCapacity = indexes
+		case *dynamodb.BatchWriteItemInput:
+			p.ReturnConsumedCapacity = indexes
+		}
+		out, md, err := next.HandleInitialize(ctx, in)
+		var used []types.ConsumedCapacity
+		switch r := out.Result.(type) {
+		case *dynamodb.PutItemOutput:
+			used = oneCapacity(r.ConsumedCapacity)
+		case *dynamodb.UpdateItemOutput:
+			used = oneCapacity(r.ConsumedCapacity)
+		case *dynamodb.DeleteItemOutput:
+			used = oneCapacity(r.ConsumedCapacity)
+		case *dynamodb.TransactWriteItemsOutput:
+			used = r.ConsumedCapacity
+		case *dynamodb.BatchWriteItemOutput:
+			used = r.ConsumedCapacity
+		}
+		m.mu.Lock()
+		m.calls++
+		for _, c := range used {
+			if c.Table != nil && c.Table.CapacityUnits != nil {
+				m.table += *c.Table.CapacityUnits
+			}
+			for _, ix := range c.GlobalSecondaryIndexes {
+				if ix.CapacityUnits != nil {
+					m.index += *ix.CapacityUnits
 				}
-				out, md, err := next.HandleInitialize(ctx, in)
-				var used []types.ConsumedCapacity
-				switch r := out.Result.(type) {
-				case *dynamodb.PutItemOutput:
-					used = oneCapacity(r.ConsumedCapacity)
-				case *dynamodb.UpdateItemOutput:
-					used = oneCapacity(r.ConsumedCapacity)
-				case *dynamodb.DeleteItemOutput:
-					used = oneCapacity(r.ConsumedCapacity)
-				case *dynamodb.TransactWriteItemsOutput:
-					used = r.ConsumedCapacity
-				case *dynamodb.BatchWriteItemOutput:
-					used = r.ConsumedCapacity
-				}
-				m.mu.Lock()
-				m.calls++
-				for _, c := range used {
-					if c.Table != nil && c.Table.CapacityUnits != nil {
-						m.table += *c.Table.CapacityUnits
-					}
-					for _, ix := range c.GlobalSecondaryIndexes {
-						if ix.CapacityUnits != nil {
-							m.index += *ix.CapacityUnits
-						}
-					}
-				}
-				m.mu.Unlock()
-				return out, md, err
-			}), middleware.Before)
-	})
+			}
+		}
+		m.mu.Unlock()
+		return out, md, err
+	})(o)
 }
 
 func oneCapacity(c *types.ConsumedCapacity) []types.ConsumedCapacity {

@@ -24,17 +24,14 @@ type createInputs struct {
 }
 
 func (c *createInputs) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
-		return st.Initialize.Add(middleware.InitializeMiddlewareFunc("recordCreateTable",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				if ct, ok := in.Parameters.(*dynamodb.CreateTableInput); ok {
-					c.mu.Lock()
-					c.ins = append(c.ins, ct)
-					c.mu.Unlock()
-				}
-				return next.HandleInitialize(ctx, in)
-			}), middleware.Before)
-	})
+	initHook("recordCreateTable", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if ct, ok := in.Parameters.(*dynamodb.CreateTableInput); ok {
+			c.mu.Lock()
+			c.ins = append(c.ins, ct)
+			c.mu.Unlock()
+		}
+		return next.HandleInitialize(ctx, in)
+	})(o)
 }
 
 // TestProtection: tables get tags naming the account and Azure table, the
@@ -132,25 +129,22 @@ type inUseAfterUpdate struct {
 }
 
 func (f *inUseAfterUpdate) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
-		return st.Initialize.Add(middleware.InitializeMiddlewareFunc("inUseAfterUpdate",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				f.mu.Lock()
-				switch in.Parameters.(type) {
-				case *dynamodb.UpdateTableInput:
-					f.updated = true
-				case *dynamodb.DeleteTableInput:
-					if f.updated {
-						f.updated = false
-						f.answered++
-						f.mu.Unlock()
-						return middleware.InitializeOutput{}, middleware.Metadata{}, &types.ResourceInUseException{Message: aws.String("Attempt to change a resource which is still in use: Table is being updated")}
-					}
-				}
+	initHook("inUseAfterUpdate", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		f.mu.Lock()
+		switch in.Parameters.(type) {
+		case *dynamodb.UpdateTableInput:
+			f.updated = true
+		case *dynamodb.DeleteTableInput:
+			if f.updated {
+				f.updated = false
+				f.answered++
 				f.mu.Unlock()
-				return next.HandleInitialize(ctx, in)
-			}), middleware.Before)
-	})
+				return middleware.InitializeOutput{}, middleware.Metadata{}, &types.ResourceInUseException{Message: aws.String("Attempt to change a resource which is still in use: Table is being updated")}
+			}
+		}
+		f.mu.Unlock()
+		return next.HandleInitialize(ctx, in)
+	})(o)
 }
 
 // TestDeleteProtectedWhileUpdating: Delete Table of a protected table

@@ -38,8 +38,10 @@ const (
 	catOf        = "Of"         // purge items: the Azure account
 
 	// purgeLease is how long a purger holds a table. It renews the lease
-	// after a shard once a quarter of it has passed, so a table purged
-	// in less time costs one lease write, not one per shard.
+	// after a page of deletes once a quarter of it has passed, so a table
+	// purged in less time costs one lease write, not one per page, and a
+	// shard of any size (at PurgeRate 1,000/s, 120,000 items outlive a
+	// lease) never runs past it.
 	purgeLease = 2 * time.Minute
 	// purgeChecks bounds the passes over a table's shards: a pass that
 	// finds nothing ends the purge; the order index lags behind deletes,
@@ -165,7 +167,7 @@ func (s *Store) leasePurge(ctx context.Context, it item, h *purgeLeaseHolder) (b
 		ConditionExpression:      aws.String("attribute_exists(#k) AND (attribute_not_exists(#l) OR #l < :now OR #b = :me)"),
 		ExpressionAttributeNames: map[string]string{"#l": catLease, "#b": catLeaseBy, "#k": catKey},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":until": str(formatDeletedAt(now.Add(purgeLease))),
+			":until": str(formatDeletedAt(now.Add(s.leaseFor))),
 			":now":   str(formatDeletedAt(now)),
 			":me":    str(h.token),
 		},
@@ -176,8 +178,18 @@ func (s *Store) leasePurge(ctx context.Context, it item, h *purgeLeaseHolder) (b
 	if err != nil {
 		return false, s.catalogErr(ctx, "lease purge", err)
 	}
-	h.renewAt = now.Add(purgeLease / 4)
+	h.renewAt = now.Add(s.leaseFor / 4)
 	return true, nil
+}
+
+// keepLease renews the holder's lease once it is due (a quarter of the
+// lease has passed); false when it ran out meanwhile and another purger
+// took the table over, which then goes on with it.
+func (s *Store) keepLease(ctx context.Context, it item, h *purgeLeaseHolder) (bool, error) {
+	if time.Now().Before(h.renewAt) {
+		return true, nil
+	}
+	return s.leasePurge(ctx, it, h)
 }
 
 func (s *Store) finishPurge(ctx context.Context, it item) error {
@@ -211,18 +223,10 @@ func (s *Store) purgeTable(ctx context.Context, it item, lease *purgeLeaseHolder
 	for range purgeChecks {
 		found := 0
 		for shard := range orderShards {
-			n, err := s.purgeShard(ctx, loc, shard, limiter)
+			n, held, err := s.purgeShard(ctx, loc, shard, limiter, it, lease)
 			found += n
 			rep.Items += n
-			if err != nil {
-				return false, err
-			}
-			if time.Now().Before(lease.renewAt) {
-				continue
-			}
-			// A lease that ran out may have been taken over; the other
-			// purger goes on with the table.
-			if held, err := s.leasePurge(ctx, it, lease); err != nil || !held {
+			if err != nil || !held {
 				return false, err
 			}
 		}
@@ -235,8 +239,9 @@ func (s *Store) purgeTable(ctx context.Context, it item, lease *purgeLeaseHolder
 
 // purgeShard deletes the items of one shard of a deleted table, page by
 // page: each main item and its overflow items (which the index does not
-// hold, but whose number the main item's $chunks gives).
-func (s *Store) purgeShard(ctx context.Context, loc *location, shard int, limiter *rateLimiter) (int, error) {
+// hold, but whose number the main item's $chunks gives). After each page
+// it keeps the purge item's lease; held is false when the lease was lost.
+func (s *Store) purgeShard(ctx context.Context, loc *location, shard int, limiter *rateLimiter, it item, lease *purgeLeaseHolder) (deleted int, held bool, err error) {
 	in := &dynamodb.QueryInput{
 		TableName:                aws.String(loc.table),
 		IndexName:                aws.String(orderIndex),
@@ -248,40 +253,42 @@ func (s *Store) purgeShard(ctx context.Context, loc *location, shard int, limite
 		},
 		Limit: aws.Int32(batchWriteMax * 4),
 	}
-	deleted := 0
 	for {
 		cctx, cancel := s.call(ctx)
 		out, err := s.db.Query(cctx, in)
 		cancel()
 		if err != nil {
-			return deleted, mapErr("purge: query "+loc.table, err)
+			return deleted, true, mapErr("purge: query "+loc.table, err)
 		}
 		var keys []item
-		for _, it := range out.Items {
-			pk, rk := stringAttr(it, attrPartitionKey), stringAttr(it, attrRowKey)
+		for _, ix := range out.Items {
+			pk, rk := stringAttr(ix, attrPartitionKey), stringAttr(ix, attrRowKey)
 			if !strings.HasPrefix(pk, loc.prefix) {
 				// The index's hash key names the table, so this cannot
 				// happen; never delete another table's item.
-				return deleted, fmt.Errorf("%w: item (%q, %q) in shard of %s", errCorrupt, pk, rk, loc.prefix)
+				return deleted, true, fmt.Errorf("%w: item (%q, %q) in shard of %s", errCorrupt, pk, rk, loc.prefix)
 			}
 			keys = append(keys, keyItem(pk, rk))
-			for i := 1; i <= max(metaOf(it).chunks, 0); i++ {
+			for i := 1; i <= max(metaOf(ix).chunks, 0); i++ {
 				keys = append(keys, keyItem(pk, chunkRowKey(rk, i)))
 			}
 		}
 		for len(keys) > 0 {
 			n := min(len(keys), batchWriteMax)
 			if err := limiter.wait(ctx, n); err != nil {
-				return deleted, err
+				return deleted, true, err
 			}
 			if err := s.batchDelete(ctx, loc.table, keys[:n]); err != nil {
-				return deleted, err
+				return deleted, true, err
 			}
 			deleted += n
 			keys = keys[n:]
 		}
+		if held, err := s.keepLease(ctx, it, lease); err != nil || !held {
+			return deleted, held, err
+		}
 		if out.LastEvaluatedKey == nil {
-			return deleted, nil
+			return deleted, true, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}

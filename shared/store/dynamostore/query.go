@@ -274,14 +274,21 @@ func (pg *pager) run(ctx context.Context, read reader, start item) (store.Page, 
 	}
 }
 
-// nextLimit sizes the next read from the share of entities that matched so
-// far, so a selective filter reads in large pages and an unfiltered query
-// reads no more than it returns.
+// nextLimit sizes the next read of entities: see nextReadLimit.
 func (pg *pager) nextLimit(prev int) int {
-	remaining := pg.top - len(pg.page.Entities)
+	return nextReadLimit(prev, pg.top-len(pg.page.Entities), pg.examined, pg.matched)
+}
+
+// nextReadLimit sizes the next read of a listing (entities, or tables in
+// the catalog) from the share of the items examined so far that matched,
+// so a selective filter reads in large pages and an unfiltered listing
+// reads no more than it returns: remaining, the items the page still wants,
+// plus one to learn whether more follow. Before anything matched it grows
+// fourfold; at most 1001, Top's limit of 1,000 plus one.
+func nextReadLimit(prev, remaining, examined, matched int) int {
 	next := 4 * prev
-	if pg.matched > 0 {
-		next = remaining*pg.examined/pg.matched + 1
+	if matched > 0 {
+		next = remaining*examined/matched + 1
 	}
 	return min(max(next, remaining+1, 1), 1001)
 }

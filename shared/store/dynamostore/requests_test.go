@@ -29,7 +29,7 @@ func testRequestsPerOperation(t *testing.T, shared bool) {
 	counter := newCallCounter()
 	var env *testEnv
 	if shared {
-		env = newEnv(t, newTestStoreWith(t, Options{SharedTable: sharedTestTable, CatalogCacheTTL: time.Hour}, counter.option))
+		env = newEnv(t, newSharedStore(t, Options{CatalogCacheTTL: time.Hour}, counter.option))
 	} else {
 		env = newEnv(t, newTestStore(t, counter.option))
 	}

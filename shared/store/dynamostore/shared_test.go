@@ -179,7 +179,7 @@ func TestSharedPurge(t *testing.T) {
 func TestSharedPurgeResumes(t *testing.T) {
 	t.Parallel()
 	stop := &stopAfterBatch{}
-	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond, PurgeRate: 100}, stop.option)
+	s := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond}, stop.option)
 	env := newEnv(t, s)
 	for p := range 4 {
 		var ops []store.Op
@@ -201,8 +201,8 @@ func TestSharedPurgeResumes(t *testing.T) {
 	stop.arm(cancel)
 	rep, err := s.Purge(ctx)
 	cancel()
-	if err != nil || rep.Tables != 0 || rep.Pending != 1 || rep.Items == 0 || rep.Items >= 100 {
-		t.Fatalf("interrupted Purge = %+v, %v; want some items and the table pending", rep, err)
+	if n := int(stop.items.Load()); err != nil || rep != (PurgeReport{Items: n, Pending: 1}) || n == 0 {
+		t.Fatalf("interrupted Purge = %+v, %v; want its one batch's %d items and the table pending", rep, err, n)
 	}
 	other := sibling(t, s)
 	if rep, err := other.Purge(env.ctx); err != nil || rep.Pending != 1 || rep.Items != 0 {
@@ -211,12 +211,9 @@ func TestSharedPurgeResumes(t *testing.T) {
 	if err := other.expireLeases(env.ctx); err != nil {
 		t.Fatal(err)
 	}
-	// The counts are a lower bound: a batch the stopped purge sent may have
-	// been applied after its deadline, uncounted. What the shared table
-	// holds, checked below, is exact.
 	rest, err := other.Purge(env.ctx)
-	if err != nil || rest.Tables != 1 || rep.Items+rest.Items > 100 {
-		t.Errorf("resumed Purge = %+v, %v after %d items; want the table and at most 100 items in all", rest, err, rep.Items)
+	if err != nil || rest != (PurgeReport{Tables: 1, Items: 100 - rep.Items}) {
+		t.Errorf("resumed Purge = %+v, %v after %d items; want the table and the other %d items", rest, err, rep.Items, 100-rep.Items)
 	}
 	env.wantStored(fresh)
 	if items := sharedItems(t, s); len(items) != 1 {
@@ -225,27 +222,28 @@ func TestSharedPurgeResumes(t *testing.T) {
 }
 
 // stopAfterBatch cancels a context, once armed, when a BatchWriteItem call
-// has answered: the call's deletes are applied and counted, and the purge
-// stops at its next step.
+// has answered: the call's deletes (items of them) are applied and counted,
+// and the purge stops at its next step.
 type stopAfterBatch struct {
 	cancel atomic.Pointer[context.CancelFunc]
+	items  atomic.Int32
 }
 
 func (f *stopAfterBatch) arm(cancel context.CancelFunc) { f.cancel.Store(&cancel) }
 
 func (f *stopAfterBatch) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("stopAfterBatch",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				out, md, err := next.HandleInitialize(ctx, in)
-				if _, ok := in.Parameters.(*dynamodb.BatchWriteItemInput); ok && err == nil {
-					if cancel := f.cancel.Swap(nil); cancel != nil {
-						(*cancel)()
-					}
+	initHook("stopAfterBatch", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleInitialize(ctx, in)
+		if bw, ok := in.Parameters.(*dynamodb.BatchWriteItemInput); ok && err == nil {
+			if cancel := f.cancel.Swap(nil); cancel != nil {
+				for _, reqs := range bw.RequestItems {
+					f.items.Add(int32(len(reqs)))
 				}
-				return out, md, err
-			}), middleware.After)
-	})
+				(*cancel)()
+			}
+		}
+		return out, md, err
+	})(o)
 }
 
 // unprocessedFault makes DynamoDB leave work of BatchWriteItem unprocessed,
@@ -260,37 +258,34 @@ type unprocessedFault struct {
 }
 
 func (f *unprocessedFault) option(o *dynamodb.Options) {
-	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("unprocessedFault",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				bw, ok := in.Parameters.(*dynamodb.BatchWriteItemInput)
-				if !ok || f.called.Add(1) > f.calls {
-					return next.HandleInitialize(ctx, in)
-				}
-				sent, left := map[string][]types.WriteRequest{}, map[string][]types.WriteRequest{}
-				for table, reqs := range bw.RequestItems {
-					half := (len(reqs) + 1) / 2
-					sent[table], left[table] = reqs[:half], reqs[half:]
-				}
-				cp := *bw
-				cp.RequestItems = sent
-				in.Parameters = &cp
-				out, md, err := next.HandleInitialize(ctx, in)
-				if err != nil {
-					return out, md, err
-				}
-				res := out.Result.(*dynamodb.BatchWriteItemOutput)
-				if res.UnprocessedItems == nil {
-					res.UnprocessedItems = map[string][]types.WriteRequest{}
-				}
-				for table, reqs := range left {
-					if len(reqs) > 0 {
-						res.UnprocessedItems[table] = append(res.UnprocessedItems[table], reqs...)
-					}
-				}
-				return out, md, nil
-			}), middleware.After)
-	})
+	initHook("unprocessedFault", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		bw, ok := in.Parameters.(*dynamodb.BatchWriteItemInput)
+		if !ok || f.called.Add(1) > f.calls {
+			return next.HandleInitialize(ctx, in)
+		}
+		sent, left := map[string][]types.WriteRequest{}, map[string][]types.WriteRequest{}
+		for table, reqs := range bw.RequestItems {
+			half := (len(reqs) + 1) / 2
+			sent[table], left[table] = reqs[:half], reqs[half:]
+		}
+		cp := *bw
+		cp.RequestItems = sent
+		in.Parameters = &cp
+		out, md, err := next.HandleInitialize(ctx, in)
+		if err != nil {
+			return out, md, err
+		}
+		res := out.Result.(*dynamodb.BatchWriteItemOutput)
+		if res.UnprocessedItems == nil {
+			res.UnprocessedItems = map[string][]types.WriteRequest{}
+		}
+		for table, reqs := range left {
+			if len(reqs) > 0 {
+				res.UnprocessedItems[table] = append(res.UnprocessedItems[table], reqs...)
+			}
+		}
+		return out, md, nil
+	})(o)
 }
 
 // TestPurgeRetriesUnprocessedItems: where DynamoDB leaves part of a batch
@@ -299,7 +294,7 @@ func (f *unprocessedFault) option(o *dynamodb.Options) {
 func TestPurgeRetriesUnprocessedItems(t *testing.T) {
 	t.Parallel()
 	fault := &unprocessedFault{calls: 6}
-	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, PurgeGrace: time.Millisecond}, fault.option)
+	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, fault.option)
 	env := newEnv(t, s)
 	for p := range 2 {
 		var ops []store.Op
@@ -353,6 +348,109 @@ func TestPurgeLease(t *testing.T) {
 	}
 	lease(b, true, "another purger once the lease ran out")
 	lease(a, false, "the first holder's renewal after the take-over")
+}
+
+// TestPurgeLeaseOnce: a table purged well within its lease costs one lease
+// write, not one per shard or page.
+func TestPurgeLeaseOnce(t *testing.T) {
+	t.Parallel()
+	calls := newCallCounter()
+	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, calls.option)
+	env := newEnv(t, s)
+	var ops []store.Op
+	for r := range 30 {
+		ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity("p", fmt.Sprintf("r%02d", r), nil)})
+	}
+	env.mustWrite(ops...)
+	if err := s.DeleteTable(env.ctx, env.account, env.table); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond) // past PurgeGrace
+	calls.take()
+	rep, err := s.Purge(env.ctx)
+	if err != nil || rep != (PurgeReport{Tables: 1, Items: 30}) {
+		t.Errorf("Purge = %+v, %v; want the table's 30 items", rep, err)
+	}
+	if got := calls.take()["UpdateItem"]; got != 1 {
+		t.Errorf("Purge made %d lease UpdateItems; want 1", got)
+	}
+}
+
+// TestPurgeStopsWhenLeaseTaken: a purger renews its lease after each page
+// of deletes once the renewal is due, not only between shards, and stops
+// when the renewal finds the table taken over by another purger (its lease
+// ran out meanwhile), sending no more deletes. The table's one shard holds
+// two pages; the lease is due for renewal after every page, and another
+// purger takes the table right after the first page's Query.
+func TestPurgeStopsWhenLeaseTaken(t *testing.T) {
+	t.Parallel()
+	calls := newCallCounter()
+	var takeOver atomic.Pointer[func()]
+	afterFirstPage := initHook("takeOver", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleInitialize(ctx, in)
+		if q, ok := in.Parameters.(*dynamodb.QueryInput); ok && aws.ToString(q.IndexName) == orderIndex && err == nil {
+			if f := takeOver.Swap(nil); f != nil {
+				(*f)()
+			}
+		}
+		return out, md, err
+	})
+	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, calls.option, afterFirstPage)
+	s.leaseFor = time.Nanosecond // a renewal is due after every page
+	env := newEnv(t, s)
+	loc, err := s.locate(env.ctx, env.account, env.table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 150 entities of shard 0: two pages of the purge's Query (100 each).
+	var ops []store.Op
+	for r := 0; len(ops) < 150; r++ {
+		if rk := fmt.Sprintf("r%05d", r); shardOf(loc.pk("p"), encodeKey(rk)) == 0 {
+			ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity("p", rk, nil)})
+		}
+	}
+	env.mustWrite(ops[:100]...)
+	env.mustWrite(ops[100:]...)
+	if err := s.DeleteTable(env.ctx, env.account, env.table); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond) // past PurgeGrace
+
+	other := sibling(t, s)
+	take := func() {
+		if err := other.expireLeases(env.ctx); err != nil {
+			t.Error(err)
+			return
+		}
+		due, err := other.duePurges(env.ctx)
+		if err != nil || len(due) != 1 {
+			t.Errorf("duePurges = %d items, %v", len(due), err)
+			return
+		}
+		if held, err := other.leasePurge(env.ctx, due[0], &purgeLeaseHolder{token: newGen()}); err != nil || !held {
+			t.Errorf("the other purger's take-over: %v, %v", held, err)
+		}
+	}
+	takeOver.Store(&take)
+	calls.take()
+	rep, err := s.Purge(env.ctx)
+	if err != nil || rep != (PurgeReport{Items: 100, Pending: 1}) {
+		t.Errorf("Purge = %+v, %v; want the first page's 100 items and the table pending", rep, err)
+	}
+	if got := calls.take(); got["BatchWriteItem"] != 4 || got["Query"] != 2 {
+		t.Errorf("Purge made %v; want the first page only: 2 Queries (due purges, one page) and 4 BatchWriteItems", got)
+	}
+
+	// The other purger's lease runs out; the next purge ends the table.
+	if err := other.expireLeases(env.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := other.Purge(env.ctx); err != nil || rep != (PurgeReport{Tables: 1, Items: 50}) {
+		t.Errorf("resumed Purge = %+v, %v; want the table's other 50 items", rep, err)
+	}
+	if items := sharedItems(t, s); len(items) != 0 {
+		t.Errorf("shared table after the purge holds %q", items)
+	}
 }
 
 // expireLeases ends every purge lease, as time would.
@@ -655,18 +753,13 @@ func TestSharedConfirmTable(t *testing.T) {
 func TestSharedConfirmFails(t *testing.T) {
 	t.Parallel()
 	var failCatalog atomic.Bool
-	catalogDown := func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("catalogDown",
-				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-					if get, ok := in.Parameters.(*dynamodb.GetItemInput); ok && failCatalog.Load() && strings.HasSuffix(aws.ToString(get.TableName), "catalog") {
-						return middleware.InitializeOutput{}, middleware.Metadata{}, &types.InternalServerError{Message: aws.String("Internal server error")}
-					}
-					return next.HandleInitialize(ctx, in)
-				}), middleware.After)
-		})
-	}
-	s := newTestStoreWith(t, Options{SharedTable: sharedTestTable, ConfirmTable: true, CatalogCacheTTL: time.Hour}, catalogDown)
+	catalogDown := initHook("catalogDown", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if get, ok := in.Parameters.(*dynamodb.GetItemInput); ok && failCatalog.Load() && strings.HasSuffix(aws.ToString(get.TableName), "catalog") {
+			return middleware.InitializeOutput{}, middleware.Metadata{}, &types.InternalServerError{Message: aws.String("Internal server error")}
+		}
+		return next.HandleInitialize(ctx, in)
+	})
+	s := newSharedStore(t, Options{ConfirmTable: true, CatalogCacheTTL: time.Hour}, catalogDown)
 	env := newEnv(t, s)
 	env.insert(newEntity("p", "cached", nil)) // the look-up is cached from here on
 	failCatalog.Store(true)

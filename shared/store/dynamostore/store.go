@@ -167,6 +167,9 @@ type Store struct {
 	// stopPurger ends the background purge (Options.PurgeEvery) and waits
 	// for it.
 	stopPurger func()
+	// leaseFor is how long a purger holds a table: purgeLease, shorter
+	// only in tests.
+	leaseFor time.Duration
 }
 
 var _ store.Store = (*Store)(nil)
@@ -194,7 +197,7 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 	if _, ok := ParseLayout(string(opts.Layout)); !ok {
 		return nil, fmt.Errorf("dynamostore: layout %q: use %q or %q", opts.Layout, LayoutOrdered, LayoutUnordered)
 	}
-	s := &Store{db: tuneClient(client), opts: opts}
+	s := &Store{db: tuneClient(client), opts: opts, leaseFor: purgeLease}
 	if opts.RequireCatalog {
 		if err := s.requireCatalog(ctx); err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -221,5 +222,45 @@ func TestEmptyAccountName(t *testing.T) {
 	}
 	if err := s.SetServiceProperties(ctx, "", []byte("<x/>")); err != nil {
 		t.Errorf("SetServiceProperties: %v", err)
+	}
+}
+
+// A $filter on TableName that matches few tables (the SDKs' prefix filter,
+// TableName ge 'x' and TableName lt 'y') grows the catalog reads after one
+// that did not fill the page, as entity queries do, instead of reading Top+1
+// tables per Query across the whole account. The last read, short of its
+// limit, tells that nothing follows, so the page has no continuation.
+func TestQueryTablesSelectiveMatch(t *testing.T) {
+	t.Parallel()
+	calls := newCallCounter()
+	s := newSharedStore(t, Options{}, calls.option)
+	ctx := dynamolocal.Context(t, testTimeout)
+	const n = 60
+	for i := range n {
+		if _, err := s.CreateTable(ctx, "acct", fmt.Sprintf("t%02d", i)); err != nil {
+			t.Fatalf("CreateTable: %v", err)
+		}
+	}
+	last := fmt.Sprintf("t%02d", n-1)
+	calls.take()
+	page, err := s.QueryTables(ctx, "acct", store.TableQuery{Top: 1, Match: func(ti store.TableInfo) bool { return ti.Name >= last }})
+	if err != nil {
+		t.Fatalf("QueryTables: %v", err)
+	}
+	if len(page.Tables) != 1 || page.Tables[0].Name != last || page.Next != "" {
+		t.Errorf("QueryTables = %+v; want only %s and no continuation", page, last)
+	}
+	// Limits 2, 8, 32 and 128: 4 Queries where Top+1 would take 30.
+	if got := calls.take()["Query"]; got > 4 {
+		t.Errorf("QueryTables made %d Queries for %d tables; want at most 4", got, n)
+	}
+
+	// Unfiltered, a page reads Top+1 tables and no more.
+	page, err = s.QueryTables(ctx, "acct", store.TableQuery{Top: 5})
+	if err != nil || len(page.Tables) != 5 || page.Next != "t04" {
+		t.Fatalf("QueryTables(Top 5) = %+v, %v", page, err)
+	}
+	if got := calls.take(); got["Query"] != 1 {
+		t.Errorf("unfiltered QueryTables made %v; want 1 Query", got)
 	}
 }
