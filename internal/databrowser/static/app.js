@@ -22,7 +22,8 @@ const state = {
 // Loads are numbered: an answer is shown only if no later load of its kind
 // started and no other table (or none) was shown since it was asked for,
 // so a slow page or entity never replaces a newer one or an action's
-// message.
+// message. With no table shown (deleted while an action's follow-up loads
+// were pending) there is nothing to load.
 const loads = { page: 0, entity: 0 };
 
 function showTable(name) {
@@ -181,6 +182,7 @@ async function selectTable(name) {
 }
 
 async function loadPage(cont) {
+  if (state.table === null) return; // the table was deleted, or another account chosen
   const query = { '$top': String(PAGE_SIZE) };
   if (state.filter) query['$filter'] = state.filter;
   if (cont) { query.NextPartitionKey = cont.pk; if (cont.rk !== null) query.NextRowKey = cont.rk; }
@@ -239,6 +241,7 @@ function entityPath(pk, rk) {
 }
 
 async function openEntity(pk, rk) {
+  if (state.table === null) return;
   const seq = ++loads.entity;
   try {
     const resp = await api('GET', entityPath(pk, rk));
