@@ -71,6 +71,29 @@ func warmUp(t *testing.T, endpoint string) {
 	}
 }
 
+// createSetupTable creates a table the test needs before its faults start.
+// The server's first write to its new catalog can outlast the test's 1 s
+// DynamoDB timeout on a fresh DynamoDB Local under load (make test saw
+// it), which the warm-up of another table does not prevent; 503 ServerBusy
+// may be an answer lost after the write, so a retry may find the table
+// there.
+func createSetupTable(t *testing.T, svc *aztables.ServiceClient, name string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		_, err := svc.CreateTable(context.Background(), name, nil)
+		var re *azcore.ResponseError
+		switch {
+		case err == nil:
+			return
+		case attempt > 1 && errors.As(err, &re) && re.ErrorCode == "TableAlreadyExists":
+			return
+		case attempt < 10 && errors.As(err, &re) && re.ErrorCode == "ServerBusy":
+			continue
+		}
+		t.Fatalf("create table %s (attempt %d): %v", name, attempt, err)
+	}
+}
+
 type answeredInsert struct {
 	rowKey string
 	status int
@@ -105,9 +128,7 @@ func TestServeDynamoDBFrozenWrites(t *testing.T) {
 	warmUp(t, inst.Endpoint)
 	s, svc := startDynamoServe(t, inst.Endpoint)
 	ctx := context.Background()
-	if _, err := svc.CreateTable(ctx, "faults", nil); err != nil {
-		t.Fatal(err)
-	}
+	createSetupTable(t, svc, "faults")
 
 	var (
 		mu       sync.Mutex
