@@ -192,14 +192,42 @@ func (s *Store) keepLease(ctx context.Context, it item, h *purgeLeaseHolder) (bo
 	return s.leasePurge(ctx, it, h)
 }
 
+// finishPurge ends a purge: it removes the purge item and, in the same
+// transaction, the tombstone the delete left in the catalog and its copies
+// (copies.go), unless the name holds something else by now (created again,
+// or never a tombstone: a move or a handover hands a table to the purge
+// without deleting its name). Listing the account's tables then no longer
+// reads the name.
 func (s *Store) finishPurge(ctx context.Context, it item) error {
+	account, table, deletedAt := stringAttr(it, catOf), stringAttr(it, catName), stringAttr(it, catDeletedAt)
+	// The tombstone answers TableBeingDeleted for the recreate delay
+	// (which PurgeGrace, one minute by default, outlasts).
+	if at, err := time.Parse(deletedAtLayout, deletedAt); err == nil {
+		if err := sleep(ctx, time.Until(at.Add(s.recreateDelay()))); err != nil {
+			return err
+		}
+	}
+	key := catalogKey(purgeAccount, stringAttr(it, catKey))
+	done := types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.opts.CatalogTable), Key: key}}
+	actions := append([]types.TransactWriteItem{done, {Delete: &types.Delete{
+		TableName:                 aws.String(s.opts.CatalogTable),
+		Key:                       tableKey(account, table),
+		ConditionExpression:       aws.String("#s = :deleted AND #d = :at"),
+		ExpressionAttributeNames:  map[string]string{"#s": catState, "#d": catDeletedAt},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":deleted": str(stateDeleted), ":at": str(deletedAt)},
+	}}}, s.copyDeletes(account, table, deletedAt)...)
+	err := s.catalogWrite(ctx, "finish purge", func(cctx context.Context, opt func(*dynamodb.Options)) error {
+		_, err := s.db.TransactWriteItems(cctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions}, opt)
+		return err
+	})
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || !cancelledByConditions(tce) {
+		return err
+	}
+	// The name is not this delete's tombstone: remove the purge item only.
 	cctx, cancel := s.call(ctx)
 	defer cancel()
-	_, err := s.db.DeleteItem(cctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(s.opts.CatalogTable),
-		Key:       catalogKey(purgeAccount, stringAttr(it, catKey)),
-	})
-	if err != nil {
+	if _, err := s.db.DeleteItem(cctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.opts.CatalogTable), Key: key}); err != nil {
 		return s.catalogErr(ctx, "finish purge", err)
 	}
 	return nil

@@ -562,8 +562,9 @@ func (s *Store) duePurgesAfter(ctx context.Context, now time.Time) ([]item, erro
 	return s.duePurges(ctx)
 }
 
-// catalogFault makes the catalog's PutItem misbehave, after DynamoDB Local
-// applied it (lose) or before it is sent (refuse), for the first n calls.
+// catalogFault makes the catalog's transactions that put an entry (Create
+// Table's) misbehave, after DynamoDB Local applied them (lose) or before
+// they are sent (refuse), for the first n attempts.
 type catalogFault struct {
 	table         string
 	lose, refuse  bool
@@ -576,7 +577,8 @@ func (f *catalogFault) option(o *dynamodb.Options) {
 	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
 		if err := stack.Initialize.Add(middleware.InitializeMiddlewareFunc("faultTable",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				if put, ok := in.Parameters.(*dynamodb.PutItemInput); ok && aws.ToString(put.TableName) == f.table {
+				if tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok && len(tx.TransactItems) > 0 &&
+					tx.TransactItems[0].Put != nil && aws.ToString(tx.TransactItems[0].Put.TableName) == f.table {
 					ctx = middleware.WithStackValue(ctx, faultTableKey{}, true)
 				}
 				return next.HandleInitialize(ctx, in)

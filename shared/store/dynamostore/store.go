@@ -202,15 +202,8 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 		if err := s.requireCatalog(ctx); err != nil {
 			return nil, err
 		}
-	} else if err := s.ensureCatalog(ctx); err != nil {
+	} else if err := s.ensureDeploymentTables(ctx); err != nil {
 		return nil, err
-	}
-	if opts.SharedTable != "" && opts.RecreateCatalog {
-		// The local server makes the shared table as it makes the
-		// catalog; on AWS template.yaml declares it (EntityTable).
-		if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
-			return nil, err
-		}
 	}
 	if opts.PurgeEvery > 0 {
 		s.stopPurger = s.startPurger(opts.PurgeEvery)
@@ -288,16 +281,45 @@ func (s *Store) ensureCatalog(ctx context.Context) error {
 	})
 }
 
+// ensureDeploymentTables creates the catalog, and the shared table when
+// there is one, unless they exist. The local server makes the shared table
+// as it makes the catalog; on AWS template.yaml declares both, and New
+// makes neither (RequireCatalog).
+func (s *Store) ensureDeploymentTables(ctx context.Context) error {
+	if err := s.ensureCatalog(ctx); err != nil {
+		return err
+	}
+	if s.opts.SharedTable == "" || !s.opts.RecreateCatalog {
+		return nil
+	}
+	return s.ensureTable(ctx, s.sharedTableInput())
+}
+
 // requireCatalog checks that the catalog table exists, and fails as a
-// request that finds it missing does (catalogErr) when it does not.
+// request that finds it missing does (catalogErr) when it does not. It
+// reads one item that does not exist: a data-plane read, where a
+// DescribeTable at every cold start would count against the AWS account's
+// control-plane rate, which everything else in the account shares.
 func (s *Store) requireCatalog(ctx context.Context) error {
-	_, err := s.describe(ctx, s.opts.CatalogTable)
-	if errors.Is(err, store.ErrTableNotFound) {
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	_, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.opts.CatalogTable),
+		Key:       catalogKey(probeAccount, probeAccount),
+	})
+	if isTableMissing(err) {
 		return fmt.Errorf("dynamostore: the catalog table %s does not exist: deploy the stack (or restore the table) first; "+
 			"only a local endpoint (DynamoDB Local) creates it on its own: %w", s.opts.CatalogTable, store.ErrUnavailable)
 	}
-	return err
+	if err != nil {
+		return mapErr("read catalog "+s.opts.CatalogTable, err)
+	}
+	return nil
 }
+
+// probeAccount is the catalog partition requireCatalog reads; no account
+// name starts with '$'.
+const probeAccount = "$probe"
 
 // ensureTable creates a table of the deployment (the catalog, the shared
 // table) unless it exists, and waits until it is ACTIVE.
