@@ -247,13 +247,25 @@ func checkPolicy(t *testing.T, f deploy.Function, policies *yaml.Node) {
 					t.Errorf("wildcard action %q", a)
 				}
 			}
+			where := ""
+			if cond := get(st, "Condition"); cond != nil {
+				// The one condition: the catalog's copies of table entries.
+				keys := scalars(get(cond, "ForAllValues:StringLike", "dynamodb:LeadingKeys"))
+				if len(mappingKeys(cond)) != 1 || !slices.Equal(keys, []string{deploy.CatalogCopyKeys}) {
+					t.Errorf("statement %s: Condition %v, want ForAllValues:StringLike dynamodb:LeadingKeys [%s]", str(get(st, "Sid")), mappingKeys(cond), deploy.CatalogCopyKeys)
+				}
+				where = " where LeadingKeys " + deploy.CatalogCopyKeys
+			}
 			for _, res := range scalars(get(st, "Resource")) {
-				got[res] = append(got[res], actions...)
+				got[res+where] = append(got[res+where], actions...)
 			}
 		}
 	}
 	catalog, data := f.DynamoDBActions()
 	want := map[string][]string{catalogARN: catalog, secretRef: {"secretsmanager:GetSecretValue"}}
+	if copies := f.CatalogCopyActions(); len(copies) > 0 {
+		want[catalogARN+" where LeadingKeys "+deploy.CatalogCopyKeys] = copies
+	}
 	if len(data) > 0 {
 		want[tablesARN] = data
 	}
