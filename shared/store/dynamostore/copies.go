@@ -23,7 +23,7 @@ import (
 // DynamoDB serves at most 3,000 read units a second from one partition key:
 // read there, the entry would cap every table of the account together. So
 // each entry has catalogCopies copies, each under a partition key of its
-// own, and the request path reads one of them, chosen at random, with a
+// own, and the request path reads one of them, each in turn, with a
 // consistent GetItem. A table's look-ups then spread over catalogCopies
 // keys, and no two tables share one.
 //
@@ -81,7 +81,7 @@ func (s *Store) readTableEntry(ctx context.Context, op, account, table string) (
 	cctx, cancel := s.call(ctx)
 	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.opts.CatalogTable),
-		Key:            copyKey(account, table, rand.IntN(catalogCopies)),
+		Key:            copyKey(account, table, s.nextCopy()),
 		ConsistentRead: aws.Bool(true),
 	})
 	cancel()
@@ -102,6 +102,15 @@ func (s *Store) readTableEntry(ctx context.Context, op, account, table string) (
 		_ = s.renewCopies(ctx, account, table, it)
 	}
 	return it, nil
+}
+
+// nextCopy picks the copy a look-up reads: the process's look-ups take the
+// copies in turn, from a random start, so each copy's key gets an even
+// share of them (chosen at random, the share of the busiest copy would
+// vary with chance: DynamoDB throttles a key for its busiest second, not
+// its average).
+func (s *Store) nextCopy() int {
+	return int(s.copyTurn.Add(1) % catalogCopies)
 }
 
 // copyCurrent reports whether a copy as read can be trusted at now.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -167,6 +169,9 @@ type Store struct {
 	recreating sync.Mutex
 	// cache holds catalog look-ups of the shared layout (location.go).
 	cache locations
+	// copyTurn picks the copy of a catalog entry the next look-up reads
+	// (copies.go).
+	copyTurn atomic.Uint32
 	// stopPurger ends the background purge (Options.PurgeEvery) and waits
 	// for it.
 	stopPurger func()
@@ -201,6 +206,7 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("dynamostore: layout %q: use %q or %q", opts.Layout, LayoutOrdered, LayoutUnordered)
 	}
 	s := &Store{db: tuneClient(client), opts: opts, leaseFor: purgeLease}
+	s.copyTurn.Store(rand.Uint32())
 	if opts.RequireCatalog {
 		if err := s.requireCatalog(ctx); err != nil {
 			return nil, err
