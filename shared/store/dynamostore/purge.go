@@ -31,8 +31,8 @@ import (
 // Work is due PurgeGrace after the delete (see Options.PurgeGrace). A purge
 // works on purgeTablesAtOnce tables at a time, and on each table's
 // orderShards shards of the order index at once, under one rate for the
-// purger (Options.PurgeRate: items a second) and purgeKeyRate on any one
-// partition key, an entity's PartitionKey as well as an index shard's, so
+// purger (Options.PurgeRate: items a second) and Options.PurgeKeyRate on
+// any one partition key, an entity's PartitionKey as well as an index shard's, so
 // it never pushes more than a partition's write capacity onto one key.
 //
 // A purger takes a table with a lease (a conditional UpdateItem), so two
@@ -53,11 +53,13 @@ const (
 	purgeLease = 15 * time.Second
 	// purgeTablesAtOnce bounds the tables a purge works on at once.
 	purgeTablesAtOnce = 4
-	// purgeKeyRate bounds the items a second a purge deletes under one
-	// partition key: half of the 1,000 write units DynamoDB takes on a
-	// key, for items up to 1 KB, so a delete storm leaves room for the
-	// table's other traffic on a partition it shares.
-	purgeKeyRate = 500
+	// purgeDeleters is how many batches of deletes a table's purge sends
+	// at once: at 25 items a batch and tens of milliseconds an answer,
+	// enough for thousands of items a second.
+	purgeDeleters = 8
+	// purgeQueued bounds the keys a table's shard readers find ahead of
+	// its deleters (purgequeue.go), a few MB.
+	purgeQueued = 20_000
 	// purgeChecks bounds the passes over a table's shards: a pass that
 	// finds nothing ends the purge; the order index lags behind deletes,
 	// so a pass may find items deleted a moment ago and delete them again.
@@ -95,7 +97,7 @@ type PurgeReport struct {
 // purgeRun is one Purge call's shared state: its limits and its report.
 type purgeRun struct {
 	rate *rateLimiter // Options.PurgeRate items a second, for the whole run
-	keys *keyLimiter  // purgeKeyRate items a second per partition key
+	keys *keyLimiter  // Options.PurgeKeyRate items a second per partition key
 	mu   sync.Mutex
 	rep  PurgeReport
 }
@@ -116,7 +118,7 @@ func (s *Store) Purge(ctx context.Context) (PurgeReport, error) {
 	if err != nil {
 		return PurgeReport{}, err
 	}
-	run := &purgeRun{rate: newRateLimiter(s.opts.PurgeRate), keys: newKeyLimiter(purgeKeyRate)}
+	run := &purgeRun{rate: newRateLimiter(s.opts.PurgeRate), keys: newKeyLimiter(s.opts.PurgeKeyRate)}
 	work := make(chan item)
 	errs := make(chan error, purgeTablesAtOnce)
 	var wg sync.WaitGroup
@@ -330,8 +332,8 @@ func (s *Store) finishPurge(ctx context.Context, it item) error {
 	return nil
 }
 
-// purgeTable deletes one deleted table's items, all its shards at once,
-// or its DynamoDB table. done is false when the items kept coming back (a
+// purgeTable deletes one deleted table's items, reading all its shards at
+// once (purgequeue.go), or its DynamoDB table. done is false when the items kept coming back (a
 // lagging index) or the purge stopped; the purge item stays for a later
 // call.
 func (s *Store) purgeTable(ctx context.Context, it item, run *purgeRun) (items int, done bool, err error) {
@@ -345,36 +347,35 @@ func (s *Store) purgeTable(ctx context.Context, it item, run *purgeRun) (items i
 		return 0, true, s.deletePhysical(ctx, phys)
 	}
 	loc := &location{table: phys, prefix: sharedPrefix(stringAttr(it, catOf), id)}
-	for range purgeChecks {
-		var found atomic.Int64
-		var wg sync.WaitGroup
-		errs := make([]error, orderShards)
-		for shard := range orderShards {
-			wg.Go(func() {
-				n, err := s.purgeShard(ctx, loc, shard, run)
-				found.Add(int64(n))
-				errs[shard] = err
-			})
+	del := func(ctx context.Context, batch []purgeKey) error {
+		if err := run.waitFor(ctx, loc, batch); err != nil {
+			return err
 		}
-		wg.Wait()
-		items += int(found.Load())
-		if err := errors.Join(errs...); err != nil {
+		keys := make([]item, len(batch))
+		for i, k := range batch {
+			keys[i] = k.key
+		}
+		return s.batchDelete(ctx, loc.table, keys)
+	}
+	for range purgeChecks {
+		q := newPurgeQueue(purgeQueued, orderShards)
+		read := func(ctx context.Context, shard int) error { return s.readShard(ctx, loc, shard, q) }
+		found, err := q.run(ctx, orderShards, purgeDeleters, read, del)
+		items += found
+		if err != nil {
 			return items, false, err
 		}
-		if found.Load() == 0 {
+		if found == 0 {
 			return items, true, nil
 		}
 	}
 	return items, false, nil
 }
 
-// purgeShard deletes the items of one shard of a deleted table, page by
-// page: each main item and its overflow items (which the index does not
-// hold, but whose number the main item's $chunks gives). Each batch waits
-// for the run's rate, and for purgeKeyRate on the shard's index key and on
-// each entity PartitionKey it deletes under.
-func (s *Store) purgeShard(ctx context.Context, loc *location, shard int, run *purgeRun) (deleted int, err error) {
-	shardKey := loc.shardValue(shard)
+// readShard puts the keys of one shard of a deleted table in q, page by
+// page: each main item's and its overflow items' (which the index does not
+// hold, but whose number the main item's $chunks gives).
+func (s *Store) readShard(ctx context.Context, loc *location, shard int, q *purgeQueue) error {
 	in := &dynamodb.QueryInput{
 		TableName:                aws.String(loc.table),
 		IndexName:                aws.String(orderIndex),
@@ -382,60 +383,53 @@ func (s *Store) purgeShard(ctx context.Context, loc *location, shard int, run *p
 		ProjectionExpression:     aws.String("#pk, #rk, #ch"),
 		ExpressionAttributeNames: map[string]string{"#s": attrShard, "#pk": attrPartitionKey, "#rk": attrRowKey, "#ch": attrChunks},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":s": shardKey,
+			":s": loc.shardValue(shard),
 		},
 		Limit: aws.Int32(batchWriteMax * 4),
 	}
-	indexKey := fmt.Sprintf("%s/index/%s%d", loc.table, loc.prefix, shard)
 	for {
 		cctx, cancel := s.call(ctx)
 		out, err := s.db.Query(cctx, in)
 		cancel()
 		if err != nil {
-			return deleted, mapErr("purge: query "+loc.table, err)
+			return mapErr("purge: query "+loc.table, err)
 		}
-		var keys []item
+		var keys []purgeKey
 		for _, ix := range out.Items {
 			pk, rk := stringAttr(ix, attrPartitionKey), stringAttr(ix, attrRowKey)
 			if !strings.HasPrefix(pk, loc.prefix) {
 				// The index's hash key names the table, so this cannot
 				// happen; never delete another table's item.
-				return deleted, fmt.Errorf("%w: item (%q, %q) in shard of %s", errCorrupt, pk, rk, loc.prefix)
+				return fmt.Errorf("%w: item (%q, %q) in shard of %s", errCorrupt, pk, rk, loc.prefix)
 			}
-			keys = append(keys, keyItem(pk, rk))
+			keys = append(keys, purgeKey{keyItem(pk, rk), shard})
 			for i := 1; i <= max(metaOf(ix).chunks, 0); i++ {
-				keys = append(keys, keyItem(pk, chunkRowKey(rk, i)))
+				keys = append(keys, purgeKey{keyItem(pk, chunkRowKey(rk, i)), shard})
 			}
 		}
-		for len(keys) > 0 {
-			batch := keys[:min(len(keys), batchWriteMax)]
-			keys = keys[len(batch):]
-			if err := run.waitFor(ctx, indexKey, batch); err != nil {
-				return deleted, err
-			}
-			if err := s.batchDelete(ctx, loc.table, batch); err != nil {
-				return deleted, err
-			}
-			deleted += len(batch)
+		if !q.put(keys) {
+			return ctx.Err()
 		}
 		if out.LastEvaluatedKey == nil {
-			return deleted, nil
+			return nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
 
 // waitFor waits until a batch of deletes fits the run's rate, and the rate
-// of each partition key it writes: indexKey, and each item's PartitionKey.
-func (r *purgeRun) waitFor(ctx context.Context, indexKey string, batch []item) error {
+// of each partition key it writes: each item's PartitionKey, and the order
+// index shard it leaves.
+func (r *purgeRun) waitFor(ctx context.Context, loc *location, batch []purgeKey) error {
 	now := time.Now()
-	d := max(r.rate.reserve(now, len(batch)), r.keys.reserve(now, indexKey, len(batch)))
+	d := r.rate.reserve(now, len(batch))
 	perKey := map[string]int{}
 	for _, k := range batch {
-		perKey[stringAttr(k, attrPartitionKey)]++
+		perKey[stringAttr(k.key, attrPartitionKey)]++
+		perKey[fmt.Sprintf("%s/index/%s%d", loc.table, loc.prefix, k.shard)]++
 	}
-	for pk, n := range perKey {
-		d = max(d, r.keys.reserve(now, pk, n))
+	for key, n := range perKey {
+		d = max(d, r.keys.reserve(now, key, n))
 	}
 	return sleep(ctx, d)
 }

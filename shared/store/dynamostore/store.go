@@ -93,6 +93,12 @@ type Options struct {
 	// on-demand table takes by default (40,000), leaving the rest to the
 	// deployment's traffic (docs/dynamodb.md, "The purge").
 	PurgeRate int
+	// PurgeKeyRate bounds how many items a second a purge deletes under
+	// one partition key, an entity PartitionKey's or an order index
+	// shard's. Default 500: half the 1,000 write units DynamoDB takes on a
+	// key, for items up to 1 KB, which leaves room for the other traffic
+	// of a partition the key shares.
+	PurgeKeyRate int
 	// PurgeEvery, when set, makes the store purge deleted tables in the
 	// background at this interval until Close (the local server does;
 	// on AWS a scheduled function calls Purge).
@@ -151,6 +157,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PurgeRate <= 0 {
 		o.PurgeRate = 4000
+	}
+	if o.PurgeKeyRate <= 0 {
+		o.PurgeKeyRate = 500
 	}
 	return o
 }
