@@ -17,6 +17,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -403,4 +404,25 @@ feed:
 	close(names)
 	wg.Wait()
 	t.Logf("created and deleted %d tables in %v", n, time.Since(start).Round(time.Millisecond))
+}
+
+// TestCopyKeysMatchIAM: the copies' partition keys are those the functions'
+// IAM statement on copies names (deploy.CatalogCopyKeys, a StringLike
+// pattern of dynamodb:LeadingKeys), and no entry, purge item or service
+// document of the catalog is.
+func TestCopyKeysMatchIAM(t *testing.T) {
+	prefix, wild := strings.CutSuffix(deploy.CatalogCopyKeys, "*")
+	if !wild {
+		t.Fatalf("deploy.CatalogCopyKeys = %q: want a prefix and '*'", deploy.CatalogCopyKeys)
+	}
+	for n := range catalogCopies {
+		if key := stringAttr(copyKey("acct", "Table", n), catAccount); !strings.HasPrefix(key, prefix) {
+			t.Errorf("copy %d's key %q is not under %s", n, key, deploy.CatalogCopyKeys)
+		}
+	}
+	for _, it := range []item{tableKey("acct", "Table"), catalogKey(purgeAccount, "k"), catalogKey("acct", serviceKey), catalogKey(probeAccount, probeAccount)} {
+		if key := stringAttr(it, catAccount); strings.HasPrefix(key, prefix) {
+			t.Errorf("catalog key %q is under %s, which look-ups may write", key, deploy.CatalogCopyKeys)
+		}
+	}
 }
