@@ -49,6 +49,7 @@ func RunProtocolSuite(t *testing.T, newServer func(t *testing.T) *Server) {
 		{"Secondary", suiteSecondary},
 		{"AzureRecorded", suiteAzureRecorded},
 		{"JavaRecorded", suiteJavaRecorded},
+		{"Anonymous", suiteAnonymous},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
