@@ -328,7 +328,7 @@ func runBearerTokens(t *testing.T, d *deployment, g *gateway) {
 	bearer := func(tok string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
 	}
-	challenge := "Bearer authorization_uri=" + d.issuer.URL + "/authorize resource_id=https://storage.azure.com"
+	challenge := "Bearer authorization_uri=" + d.issuer.URL + " resource_id=https://storage.azure.com"
 	for _, tc := range []struct {
 		name              string
 		r                 rawReq
