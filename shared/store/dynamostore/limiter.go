@@ -1,7 +1,6 @@
 package dynamostore
 
 import (
-	"context"
 	"sync"
 	"time"
 )
@@ -35,11 +34,6 @@ func (l *rateLimiter) idle(now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return !l.next.After(now)
-}
-
-// wait blocks until n more units fit the rate.
-func (l *rateLimiter) wait(ctx context.Context, n int) error {
-	return sleep(ctx, l.reserve(time.Now(), n))
 }
 
 // keyLimiter holds each key (a DynamoDB partition key) to perSecond units a
