@@ -125,7 +125,7 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 		return fmt.Errorf("dynamostore: table %q is being moved to the shared table; writes resume when the move ends: %w", table, store.ErrBusy)
 	}
 	if !cached || !s.opts.ConfirmTable {
-		return op(loc)
+		return s.sharedTableErr(ctx, loc, op(loc))
 	}
 	type entry struct {
 		loc location
@@ -136,7 +136,7 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 		l, err := s.readLocation(ctx, account, table)
 		confirm <- entry{l, err}
 	}()
-	opErr := op(loc)
+	opErr := s.sharedTableErr(ctx, loc, op(loc))
 	fresh := <-confirm
 	switch {
 	case errors.Is(fresh.err, store.ErrTableNotFound):
@@ -157,7 +157,8 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 // locate finds where the table's entities live. Without a shared table every
 // Azure table is its own DynamoDB table, whose name follows from the table's
 // (no request, as before the shared layout existed). With one, the catalog
-// entry says: one consistent GetItem, cached for CatalogCacheTTL. A table
+// entry says: one consistent GetItem of one of its copies, cached for
+// CatalogCacheTTL. A table
 // missing from the catalog, or not active, is store.ErrTableNotFound.
 func (s *Store) locate(ctx context.Context, account, table string) (location, error) {
 	loc, _, err := s.locateCached(ctx, account, table)
@@ -177,9 +178,10 @@ func (s *Store) locateCached(ctx context.Context, account, table string) (locati
 	return loc, false, err
 }
 
-// readLocation reads the table's catalog entry and caches its location.
+// readLocation reads the table's catalog entry, from one of its copies
+// (copies.go), and caches its location.
 func (s *Store) readLocation(ctx context.Context, account, table string) (location, error) {
-	it, err := s.readEntry(ctx, "find table", account, table)
+	it, err := s.readTableEntry(ctx, "find table", account, table)
 	if err != nil {
 		return location{}, err
 	}

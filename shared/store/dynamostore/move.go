@@ -73,7 +73,7 @@ func (s *Store) MoveToShared(ctx context.Context, account, table string) (MoveRe
 	frozeAt := time.Now()
 	if id == "" {
 		id = newGen()
-		if err := s.freeze(ctx, account, table, old.table, id); err != nil {
+		if it, err = s.freeze(ctx, account, table, it, id); err != nil {
 			return rep, err
 		}
 	}
@@ -89,7 +89,7 @@ func (s *Store) MoveToShared(ctx context.Context, account, table string) (MoveRe
 	if err := s.verifyCopy(ctx, &old, &dst); err != nil {
 		return rep, err
 	}
-	if err := s.switchToShared(ctx, account, table, old.table, id); err != nil {
+	if err := s.switchToShared(ctx, account, table, it); err != nil {
 		return rep, err
 	}
 	s.cache.drop(account, table)
@@ -97,24 +97,17 @@ func (s *Store) MoveToShared(ctx context.Context, account, table string) (MoveRe
 	return rep, nil
 }
 
-func (s *Store) freeze(ctx context.Context, account, table, phys, id string) error {
-	cctx, cancel := s.call(ctx)
-	defer cancel()
-	_, err := s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.opts.CatalogTable),
-		Key:                       tableKey(account, table),
-		UpdateExpression:          aws.String("SET #m = :id"),
-		ConditionExpression:       aws.String("#s = :active AND #p = :p AND attribute_not_exists(#id) AND attribute_not_exists(#m)"),
-		ExpressionAttributeNames:  map[string]string{"#m": catMoving, "#s": catState, "#p": catPhysical, "#id": catID},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":id": str(id), ":active": str(stateActive), ":p": str(phys)},
-	})
-	if _, ok := isConditionFailed(err); ok {
-		return fmt.Errorf("dynamostore: table %q changed while its move began; run the move again: %w", table, store.ErrBusy)
+// freeze marks the entry it (as read) moving to the id, with its copies,
+// and returns the entry as written.
+func (s *Store) freeze(ctx context.Context, account, table string, it item, id string) (item, error) {
+	next := maps.Clone(it)
+	next[catMoving] = str(id)
+	next[catRev] = str(newGen())
+	err := s.replaceEntry(ctx, "move table", account, table, it, next)
+	if _, changed := cancelledOnCondition(err, 0); changed {
+		return nil, fmt.Errorf("dynamostore: table %q changed while its move began; run the move again: %w", table, store.ErrBusy)
 	}
-	if err != nil {
-		return s.catalogErr(ctx, "move table", err)
-	}
-	return nil
+	return next, err
 }
 
 // movedItem is an item of src as it is stored at dst: the PartitionKey
@@ -199,25 +192,20 @@ func (s *Store) verifyCopy(ctx context.Context, src, dst *location) error {
 	})
 }
 
-func (s *Store) switchToShared(ctx context.Context, account, table, phys, id string) error {
+// switchToShared makes the frozen entry it (as read) name the shared table
+// and the id it is moving to, with its copies, and hands the old DynamoDB
+// table to the purge, in one transaction.
+func (s *Store) switchToShared(ctx context.Context, account, table string, it item) error {
+	phys := stringAttr(it, catPhysical)
+	next := maps.Clone(it)
+	delete(next, catMoving)
+	next[catPhysical] = str(s.opts.SharedTable)
+	next[catID] = it[catMoving]
+	next[catRev] = str(newGen())
 	pi := purgeItem(account, table, phys, "", formatDeletedAt(time.Now()))
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Update: &types.Update{
-			TableName:                 aws.String(s.opts.CatalogTable),
-			Key:                       tableKey(account, table),
-			UpdateExpression:          aws.String("SET #p = :shared, #id = :id REMOVE #m"),
-			ConditionExpression:       aws.String("#s = :active AND #m = :id AND #p = :old"),
-			ExpressionAttributeNames:  map[string]string{"#p": catPhysical, "#id": catID, "#m": catMoving, "#s": catState},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":shared": str(s.opts.SharedTable), ":id": str(id), ":active": str(stateActive), ":old": str(phys)},
-		}},
-		{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}},
-	}}
-	err := s.catalogWrite(ctx, "move table", true, func(cctx context.Context, opt func(*dynamodb.Options)) error {
-		_, err := s.db.TransactWriteItems(cctx, in, opt)
-		return err
-	})
-	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) {
+	err := s.replaceEntry(ctx, "move table", account, table, it, next,
+		types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}})
+	if _, changed := cancelledOnCondition(err, 0); changed {
 		return fmt.Errorf("dynamostore: table %q changed during its move (deleted?); nothing was switched: %w", table, store.ErrBusy)
 	}
 	return err
