@@ -314,7 +314,7 @@ func TestListingCostWithDeletedNames(t *testing.T) {
 	}
 	scanned := &scannedCounter{}
 	s := newSharedStore(t, Options{PurgeGrace: time.Nanosecond}, scanned.option)
-	ctx := dynamolocal.Context(t, 5*time.Minute)
+	ctx := dynamolocal.Context(t, 2*time.Minute+time.Duration(deleted)*100*time.Millisecond)
 	const live = 5
 	for i := range live {
 		if _, err := s.CreateTable(ctx, "acct", fmt.Sprintf("Live%d", i)); err != nil {
