@@ -133,14 +133,18 @@ func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 		t.Fatalf("serve: %v", err)
 	}
 
-	args := []string{"move-to-shared", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix, "-settle", "10ms"}
-	for _, want := range []string{"Orders (" + prefix + "devstoreaccount1.orders): 20 items copied and verified", "Orders: in the shared table already"} {
+	args := []string{"move-to-shared", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix, "-settle", "10ms", "-rate", "500"}
+	for i, want := range []string{"Orders (" + prefix + "devstoreaccount1.orders): 20 items copied and verified", "Orders: in the shared table already"} {
 		var stdout, stderr bytes.Buffer
 		if err := dynamodbCmd(context.Background(), args, &stdout, &stderr); err != nil {
 			t.Fatalf("move-to-shared: %v\n%s", err, stderr.String())
 		}
 		if !strings.Contains(stdout.String(), want) {
 			t.Fatalf("move-to-shared printed %q; want %q", stdout.String(), want)
+		}
+		// Progress goes to stderr, a line per phase as it starts and ends.
+		if progress := stderr.String(); i == 0 && (!strings.Contains(progress, "copying Orders: 20 ") || !strings.Contains(progress, "verifying Orders: 20/20 (100.0%)")) {
+			t.Errorf("move-to-shared's progress: %q", progress)
 		}
 	}
 
