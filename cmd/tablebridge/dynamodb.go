@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register("dynamodb", "DynamoDB store administration: add-index gives tables created without it the order index; move-to-shared moves per-table tables into the shared table", bulkCommand(dynamodbCmd))
+	register("dynamodb", "DynamoDB store administration: add-index gives tables created without it the order index; move-to-shared moves per-table tables into the shared table; restore-table copies one table back from a point-in-time restore", bulkCommand(dynamodbCmd))
 }
 
 func dynamodbCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -22,18 +22,21 @@ func dynamodbCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return addIndexCmd(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "move-to-shared":
 		return moveToSharedCmd(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "restore-table":
+		return restoreTableCmd(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
-		fmt.Fprintln(stdout, "usage: tablebridge dynamodb add-index|move-to-shared [flags]\n\n"+
+		fmt.Fprintln(stdout, "usage: tablebridge dynamodb add-index|move-to-shared|restore-table [flags]\n\n"+
 			"add-index       give tables created without it the order index\n"+
-			"move-to-shared  move per-table tables into the shared table\n\n"+
+			"move-to-shared  move per-table tables into the shared table\n"+
+			"restore-table   copy one table back from a point-in-time restore of the shared table\n\n"+
 			"tablebridge dynamodb <subcommand> -h shows its flags.")
 		return &exitError{0, errShown}
 	}
-	return usageError("dynamodb: want the add-index or move-to-shared subcommand (see tablebridge dynamodb add-index -h, move-to-shared -h)")
+	return usageError("dynamodb: want the add-index, move-to-shared or restore-table subcommand (see tablebridge dynamodb add-index -h, move-to-shared -h, restore-table -h)")
 }
 
 // paceFlags set the pace and the progress display of a copy between
-// DynamoDB tables (move-to-shared).
+// DynamoDB tables (move-to-shared, restore-table).
 type paceFlags struct {
 	rate     int
 	settle   time.Duration

@@ -19,7 +19,8 @@ import (
 )
 
 // Copying one Azure table's items from one location to another, for a move
-// into the shared table (move.go). Two passes over the source:
+// into the shared table (move.go) and for a restore from a table that
+// point-in-time recovery made (restore.go). Two passes over the source:
 //
 //  1. Copy: read the source in parts at once (the segments of a parallel
 //     Scan, or the shards of the order index) and write each item as
@@ -82,7 +83,8 @@ type Progress interface {
 	End(name string, err error)
 }
 
-// CopyOptions set the pace and the display of a copy (MoveToShared).
+// CopyOptions set the pace and the display of a copy (MoveToShared,
+// RestoreTable).
 type CopyOptions struct {
 	// Rate bounds the items a second copied, and then verified.
 	// Default DefaultCopyRate.

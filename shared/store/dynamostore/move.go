@@ -65,6 +65,9 @@ func (s *Store) MoveToShared(ctx context.Context, account, table string, opts Co
 	if stringAttr(it, catID) != "" {
 		return rep, nil
 	}
+	if stringAttr(it, catRestoring) != "" {
+		return rep, fmt.Errorf("dynamostore: table %q is being restored; move it once the restore is done: %w", table, store.ErrBusy)
+	}
 	old, err := s.entryLocation(account, table, it)
 	if err != nil {
 		return rep, err
