@@ -86,7 +86,7 @@ func (s *Store) MoveToShared(ctx context.Context, account, table string, opts Co
 		return rep, err
 	}
 	dst := location{table: s.opts.SharedTable, prefix: sharedPrefix(account, id)}
-	src := s.scanSource(old)
+	src := s.scanSource(old, true)
 	n, err := s.copyAndVerify(ctx, table, src, &dst, opts)
 	if err != nil {
 		return rep, err

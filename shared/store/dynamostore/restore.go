@@ -177,7 +177,7 @@ func (s *Store) restoreSource(ctx context.Context, r Restore) (*restoreOrigin, e
 		if id != "" {
 			return nil, fmt.Errorf("dynamostore: restore: table %q had id %s, in the shared table, but %s is not a restored shared table", r.Table, id, r.From)
 		}
-		origin.src, origin.how = s.scanSource(location{table: r.From}), r.From+", whole (a per-table table)"
+		origin.src, origin.how = s.scanSource(location{table: r.From}, false), r.From+", whole (a per-table table)"
 		return origin, nil
 	}
 	if b, err := hex.DecodeString(id); err != nil || len(b) != 8 {
@@ -187,7 +187,7 @@ func (s *Store) restoreSource(ctx context.Context, r Restore) (*restoreOrigin, e
 	if orderIndexStatus(desc) == types.IndexStatusActive {
 		origin.src, origin.how = s.indexSource(loc), fmt.Sprintf("%s, the items of id %s, through its order index", r.From, id)
 	} else {
-		origin.src, origin.how = s.scanSource(loc), fmt.Sprintf("%s, the items of id %s, found by a Scan of every item (the table has no active order index)", r.From, id)
+		origin.src, origin.how = s.scanSource(loc, false), fmt.Sprintf("%s, the items of id %s, found by a Scan of every item (the table has no active order index)", r.From, id)
 	}
 	return origin, nil
 }
