@@ -29,6 +29,27 @@ func (l *rateLimiter) reserve(now time.Time, n int) time.Duration {
 	return d
 }
 
+// free is when the next units may be used (the past when now).
+func (l *rateLimiter) free() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.next
+}
+
+// bookAt books n units from start, no earlier than what is booked.
+func (l *rateLimiter) bookAt(start time.Time, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.next = later(l.next, start).Add(time.Duration(n) * l.interval)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // idle reports whether nothing is booked after now.
 func (l *rateLimiter) idle(now time.Time) bool {
 	l.mu.Lock()
@@ -58,6 +79,13 @@ const maxLimitedKeys = 10_000
 // them.
 func (k *keyLimiter) reserve(now time.Time, key string, n int) time.Duration {
 	k.mu.Lock()
+	l := k.limiter(now, key)
+	k.mu.Unlock()
+	return l.reserve(now, n)
+}
+
+// limiter returns key's limiter; the caller holds mu.
+func (k *keyLimiter) limiter(now time.Time, key string) *rateLimiter {
 	l := k.keys[key]
 	if l == nil {
 		if len(k.keys) >= maxLimitedKeys {
@@ -70,6 +98,29 @@ func (k *keyLimiter) reserve(now time.Time, key string, n int) time.Duration {
 		l = newRateLimiter(k.perSecond)
 		k.keys[key] = l
 	}
-	k.mu.Unlock()
-	return l.reserve(now, n)
+	return l
+}
+
+// reserveTogether books what one request takes: n units of overall, and
+// units[key] of each key, all for the first moment every one of them has
+// room, and returns how long to wait for it. Booked one by one, each at
+// its own first free moment, a request held back by its busiest key would
+// reach the others later than booked, at once with the requests booked
+// after it, and pass their rate. overall must be used through this
+// keyLimiter alone.
+func (k *keyLimiter) reserveTogether(now time.Time, overall *rateLimiter, n int, units map[string]int) time.Duration {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	start := later(now, overall.free())
+	limiters := make(map[*rateLimiter]int, len(units))
+	for key, u := range units {
+		l := k.limiter(now, key)
+		limiters[l] = u
+		start = later(start, l.free())
+	}
+	overall.bookAt(start, n)
+	for l, u := range limiters {
+		l.bookAt(start, u)
+	}
+	return start.Sub(now)
 }

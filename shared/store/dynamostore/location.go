@@ -28,8 +28,9 @@ import (
 type location struct {
 	table  string // the DynamoDB table
 	prefix string // shared layout: "<account>/<id>/"; "" in the per-table layout
-	// frozen: the table is being moved into the shared layout (move.go);
-	// writes answer store.ErrBusy until the move switches it over.
+	// frozen: the table is being moved into the shared layout (move.go)
+	// or restored (restore.go); writes answer store.ErrBusy until that
+	// ends.
 	frozen bool
 }
 
@@ -122,7 +123,7 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 		return err
 	}
 	if write && loc.frozen {
-		return fmt.Errorf("dynamostore: table %q is being moved to the shared table; writes resume when the move ends: %w", table, store.ErrBusy)
+		return fmt.Errorf("dynamostore: table %q is being moved to the shared table or restored; writes resume when that ends: %w", table, store.ErrBusy)
 	}
 	if !cached || !s.opts.ConfirmTable {
 		return s.sharedTableErr(ctx, loc, op(loc))
@@ -201,12 +202,12 @@ func (s *Store) readLocation(ctx context.Context, account, table string) (locati
 // shared layout existed) names its own DynamoDB table.
 func (s *Store) entryLocation(account, table string, it item) (location, error) {
 	phys := stringAttr(it, catPhysical)
-	frozen := stringAttr(it, catMoving) != ""
+	frozen := stringAttr(it, catMoving) != "" || stringAttr(it, catRestoring) != ""
 	if id := stringAttr(it, catID); id != "" {
 		if phys == "" {
 			return location{}, fmt.Errorf("%w: catalog entry of table %q has an id but no table", errCorrupt, table)
 		}
-		return location{table: phys, prefix: sharedPrefix(account, id)}, nil
+		return location{table: phys, prefix: sharedPrefix(account, id), frozen: frozen}, nil
 	}
 	if phys == "" {
 		var err error

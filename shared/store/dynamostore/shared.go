@@ -73,8 +73,9 @@ func (s *Store) sharedTableInput() *dynamodb.CreateTableInput {
 // createShared creates an Azure table in the shared table: one conditional
 // Put of its catalog entry, with the entry's copies (copies.go) in the same
 // transaction, and no waiting. The entry's marker lets the store recognise
-// its own write when an answer was lost.
-func (s *Store) createShared(ctx context.Context, account, table string) (store.TableInfo, error) {
+// its own write when an answer was lost. extra are more attributes of the
+// entry (a restore creates its target frozen: catRestoring).
+func (s *Store) createShared(ctx context.Context, account, table string, extra item) (store.TableInfo, error) {
 	now := time.Now()
 	marker := newGen()
 	it := tableKey(account, table)
@@ -85,6 +86,7 @@ func (s *Store) createShared(ctx context.Context, account, table string) (store.
 	it[catMarker] = str(marker)
 	it[catRev] = str(marker)
 	it[catSince] = str(now.UTC().Format(time.RFC3339Nano))
+	maps.Copy(it, extra)
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: append([]types.TransactWriteItem{{Put: &types.Put{
 		TableName:                aws.String(s.opts.CatalogTable),
 		Item:                     it,
