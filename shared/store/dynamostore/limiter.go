@@ -17,18 +17,6 @@ func newRateLimiter(perSecond int) *rateLimiter {
 	return &rateLimiter{interval: time.Second / time.Duration(max(perSecond, 1))}
 }
 
-// reserve books n units and returns how long to wait before using them.
-func (l *rateLimiter) reserve(now time.Time, n int) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.next.Before(now) {
-		l.next = now
-	}
-	d := l.next.Sub(now)
-	l.next = l.next.Add(time.Duration(n) * l.interval)
-	return d
-}
-
 // free is when the next units may be used (the past when now).
 func (l *rateLimiter) free() time.Time {
 	l.mu.Lock()
@@ -74,15 +62,6 @@ func newKeyLimiter(perSecond int) *keyLimiter {
 // whose booked time has passed are forgotten (their next use starts fresh,
 // which is what they would see anyway).
 const maxLimitedKeys = 10_000
-
-// reserve books n units of key and returns how long to wait before using
-// them.
-func (k *keyLimiter) reserve(now time.Time, key string, n int) time.Duration {
-	k.mu.Lock()
-	l := k.limiter(now, key)
-	k.mu.Unlock()
-	return l.reserve(now, n)
-}
 
 // limiter returns key's limiter; the caller holds mu.
 func (k *keyLimiter) limiter(now time.Time, key string) *rateLimiter {

@@ -419,19 +419,14 @@ func (s *Store) readShard(ctx context.Context, loc *location, shard int, q *purg
 
 // waitFor waits until a batch of deletes fits the run's rate, and the rate
 // of each partition key it writes: each item's PartitionKey, and the order
-// index shard it leaves.
+// index shard it leaves, all booked for the moment the batch is sent.
 func (r *purgeRun) waitFor(ctx context.Context, loc *location, batch []purgeKey) error {
-	now := time.Now()
-	d := r.rate.reserve(now, len(batch))
 	perKey := map[string]int{}
 	for _, k := range batch {
 		perKey[stringAttr(k.key, attrPartitionKey)]++
 		perKey[fmt.Sprintf("%s/index/%s%d", loc.table, loc.prefix, k.shard)]++
 	}
-	for key, n := range perKey {
-		d = max(d, r.keys.reserve(now, key, n))
-	}
-	return sleep(ctx, d)
+	return sleep(ctx, r.keys.reserveTogether(time.Now(), r.rate, len(batch), perKey))
 }
 
 // batchDelete deletes up to 25 items.
