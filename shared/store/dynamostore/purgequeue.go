@@ -78,8 +78,11 @@ func (q *purgeQueue) stop() {
 }
 
 // take returns up to n keys, one from each waiting PartitionKey in turn
-// (then a second from each, and so on), waiting while the queue is empty
-// and a reader may still put; nil when there is nothing more.
+// and at most one of each order index shard, waiting while the queue is
+// empty and a reader may still put; nil when there is nothing more. A
+// batch's deletes are booked on every key they write for the moment it is
+// sent (keyLimiter.reserveTogether), so it waits for its busiest key: one
+// item of each shard keeps that wait one item's.
 func (q *purgeQueue) take(n int) []purgeKey {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -90,19 +93,28 @@ func (q *purgeQueue) take(n int) []purgeKey {
 		return nil
 	}
 	var batch []purgeKey
-	for len(batch) < n && q.waiting > 0 {
-		pk := q.order[0]
+	var shardTaken [orderShards]bool
+	var skipped, again []string
+	i := 0
+	for ; i < len(q.order) && len(batch) < n; i++ {
+		pk := q.order[i]
 		keys := q.byPK[pk]
+		if shardTaken[keys[0].shard] {
+			skipped = append(skipped, pk)
+			continue
+		}
+		shardTaken[keys[0].shard] = true
 		batch = append(batch, keys[0])
 		q.waiting--
-		q.order = q.order[1:]
 		if len(keys) == 1 {
 			delete(q.byPK, pk)
 		} else {
 			q.byPK[pk] = keys[1:]
-			q.order = append(q.order, pk)
+			again = append(again, pk)
 		}
 	}
+	// The PartitionKeys skipped keep their turn; those taken from go last.
+	q.order = append(append(skipped, q.order[i:]...), again...)
 	q.cond.Broadcast()
 	return batch
 }

@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
-func queuedKeys(pks ...string) []purgeKey {
+// queuedKeys are keys of PartitionKey and shard pairs: "p1/0".
+func queuedKeys(pairs ...string) []purgeKey {
 	var keys []purgeKey
-	for i, pk := range pks {
-		keys = append(keys, purgeKey{key: keyItem(pk, string(rune('a'+i))), shard: i % orderShards})
+	for i, pair := range pairs {
+		pk, shard, _ := strings.Cut(pair, "/")
+		n, _ := strconv.Atoi(shard)
+		keys = append(keys, purgeKey{key: keyItem(pk, strconv.Itoa(i)), shard: n})
 	}
 	return keys
 }
@@ -18,24 +23,27 @@ func queuedKeys(pks ...string) []purgeKey {
 func pksOf(batch []purgeKey) []string {
 	var pks []string
 	for _, k := range batch {
-		pks = append(pks, stringAttr(k.key, attrPartitionKey))
+		pks = append(pks, stringAttr(k.key, attrPartitionKey)+"/"+strconv.Itoa(k.shard))
 	}
 	return pks
 }
 
 // TestPurgeQueueTakesPartitionsInTurn: a batch takes one key of each
 // waiting PartitionKey before a second of any, whatever order the readers
-// found them in, so a partition with many rows does not fill the batches.
+// found them in, so a partition with many rows does not fill the batches;
+// and at most one key of each index shard, so no key of the batch waits
+// longer than one item's turn; a PartitionKey passed over for its shard
+// keeps its turn.
 func TestPurgeQueueTakesPartitionsInTurn(t *testing.T) {
 	q := newPurgeQueue(100, 1)
-	q.put(queuedKeys("p1", "p1", "p1", "p1"))
-	q.put(queuedKeys("p2", "p2", "p3"))
+	q.put(queuedKeys("p1/0", "p1/1", "p1/2", "p1/3"))
+	q.put(queuedKeys("p2/0", "p2/4", "p3/5"))
 	q.readerDone()
 	var got [][]string
 	for batch := q.take(3); batch != nil; batch = q.take(3) {
 		got = append(got, pksOf(batch))
 	}
-	want := [][]string{{"p1", "p2", "p3"}, {"p1", "p2", "p1"}, {"p1"}}
+	want := [][]string{{"p1/0", "p3/5"}, {"p2/0", "p1/1"}, {"p2/4", "p1/2"}, {"p1/3"}}
 	if !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("batches %v, want %v", got, want)
 	}
@@ -48,7 +56,7 @@ func TestPurgeQueueRun(t *testing.T) {
 	q := newPurgeQueue(2, 3)
 	read := func(ctx context.Context, shard int) error {
 		for range 5 {
-			if !q.put(queuedKeys("p", "q")) {
+			if !q.put(queuedKeys("p/"+strconv.Itoa(shard), "q/"+strconv.Itoa(shard+3))) {
 				return ctx.Err()
 			}
 		}
