@@ -206,7 +206,10 @@ type History struct {
 	// return the partition as it was at one point of its interval, not
 	// only, for each entity, a version of its interval (see doc.go).
 	SnapshotQueries bool `json:"snapshotQueries,omitempty"`
-	Ops             []Op `json:"ops"`
+	// Barriers are instants by which every write sent before has landed
+	// or never will: the server that received it was killed.
+	Barriers []int64 `json:"barriers,omitempty"`
+	Ops      []Op    `json:"ops"`
 }
 
 // Save writes the history as indented JSON, a file Load reads back (a

@@ -1,7 +1,6 @@
 package linearize
 
 import (
-	"fmt"
 	"hash/fnv"
 	"strings"
 
@@ -157,42 +156,42 @@ type answer struct {
 	rows    partition // a query's
 }
 
-// step is Azure's semantics. A read must return the current version; a
-// query checked row by row must have seen, between its beginning and its
-// end, each row's returned version. A write with a definite answer must
-// answer what the rules say of the current state and then applies. An
-// indeterminate write applies if its conditions hold; the checker gives it
-// a return after every other operation, so "never applied" is the same as
-// applied last, where nothing sees it. A write not performed (503, a
-// refused connection) changes nothing, so a later read of its W cannot be
-// explained.
-func step(st, input, output any) (bool, any) {
+// steps is Azure's semantics: the states op can leave behind. A read must
+// return the current version; a query checked row by row must have seen,
+// between its beginning and its end, each row's returned version. A write
+// with a definite answer must answer what the rules say of the current
+// state, and then applies. An indeterminate write may apply (if its
+// conditions hold) or not: both states go on. A write not performed (503,
+// a refused connection) changes nothing, so a later read of its W cannot
+// be explained.
+func steps(st, input, output any) []any {
 	s := st.(state)
 	c := input.(*call)
 	a := output.(*answer)
 	switch c.kind {
 	case Get:
-		if !a.outcome.definite() {
-			return true, s
+		if a.outcome.definite() && s.rows[c.row] != a.read {
+			return nil
 		}
-		return s.rows[c.row] == a.read, s
+		return []any{s}
 	case Query:
-		return s.rows == a.rows, s
+		if s.rows != a.rows {
+			return nil
+		}
+		return []any{s}
 	case queryBegins:
-		slot := &s.open[c.op.Client]
-		*slot = openQuery{id: c.query, want: &a.rows}
+		s.open[c.op.Client] = openQuery{id: c.query, want: &a.rows}
 		s.see()
-		return true, s
+		return []any{s}
 	case queryEnds:
-		slot := s.open[c.op.Client]
-		if slot.id != c.query || slot.seen != 1<<maxRows-1 {
-			return false, s
+		if q := s.open[c.op.Client]; q.id != c.query || q.seen != 1<<maxRows-1 {
+			return nil
 		}
 		s.open[c.op.Client] = openQuery{}
-		return true, s
+		return []any{s}
 	}
 	if a.outcome == NotPerformed || a.outcome == Unexpected {
-		return true, s
+		return []any{s}
 	}
 	next, outcome, failed := s.rows, OK, 0
 	for i, ch := range c.changes {
@@ -203,36 +202,48 @@ func step(st, input, output any) (bool, any) {
 	}
 	switch {
 	case a.outcome == Indeterminate:
+		if next == s.rows {
+			return []any{s}
+		}
+		applied := s
+		applied.rows = next
+		applied.see()
+		return []any{s, applied}
 	case outcome != a.outcome, outcome != OK && c.kind == Batch && failed != a.failed:
-		return false, s
+		return nil
 	}
-	if next != s.rows {
-		s.rows = next
-		s.see()
-	}
-	return true, s
+	s.rows = next
+	s.see()
+	return []any{s}
 }
 
 func hashState(st any) uint64 {
 	s := st.(state)
 	h := fnv.New64a()
+	var b []byte
 	for _, q := range s.open {
-		fmt.Fprintf(h, "%d.%d;", q.id, q.seen)
+		b = append(b, byte(q.id), byte(q.id>>8), q.seen)
 	}
 	for _, v := range s.rows {
 		if v.present {
-			fmt.Fprintf(h, "%s|%s|%s|%s|%s;", v.props.W, v.props.A, v.props.B, v.props.C, v.props.Extra)
+			b = append(b, 1)
+			for _, p := range [...]string{v.props.W, v.props.A, v.props.B, v.props.C, v.props.Extra} {
+				b = append(append(b, p...), 0)
+			}
 		} else {
-			h.Write([]byte{0})
+			b = append(b, 0)
 		}
 	}
+	h.Write(b)
 	return h.Sum64()
 }
 
 // newModel is the model of histories over h's keys; its descriptions name
-// rows by their keys.
+// rows by their keys. Porcupine follows the set of states a prefix of the
+// order can leave (NondeterministicModel), so an indeterminate write,
+// applied or not, is one step.
 func newModel(h *History) porcupine.Model {
-	return porcupine.Model{
+	nm := porcupine.NondeterministicModel{
 		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
 			byPart := make([][]porcupine.Operation, len(h.PartitionKeys))
 			for _, op := range ops {
@@ -247,8 +258,8 @@ func newModel(h *History) porcupine.Model {
 			}
 			return out
 		},
-		Init: func() any { return state{} },
-		Step: step,
+		Init: func() []any { return []any{state{}} },
+		Step: steps,
 		Hash: hashState,
 		DescribeOperation: func(input, output any) string {
 			return describe(h, input.(*call), output.(*answer))
@@ -262,6 +273,7 @@ func newModel(h *History) porcupine.Model {
 			return strings.Join(parts, ", ")
 		},
 	}
+	return nm.ToModel()
 }
 
 func describe(h *History, c *call, a *answer) string {

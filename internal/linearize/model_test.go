@@ -14,6 +14,11 @@ func hist(snapshot bool, ops ...Op) *History {
 	return &History{Name: "model", Clients: 4, PartitionKeys: []string{"p0", "p1"}, RowKeys: []string{"r0", "r1", "r2"}, SnapshotQueries: snapshot, Ops: ops}
 }
 
+func withBarrier(at int64, h *History) *History {
+	h.Barriers = []int64{at}
+	return h
+}
+
 func w(id string, client int, call, ret int64, kind Kind, row, ifMatch string, props Props, outcome Outcome, etag string) Op {
 	return Op{ID: id, Client: client, Call: call, Return: ret, Kind: kind, PartitionKey: "p0", RowKey: row, IfMatch: ifMatch, Props: props, Outcome: outcome, ETag: etag}
 }
@@ -139,6 +144,25 @@ func TestModel(t *testing.T) {
 			ins("c0.1", 0, 0, 10, "r0", OK, "e1"),
 			w("c1.1", 1, 15, 18, Delete, "r0", "*", Props{}, OK, ""),
 			query("c2.1", 2, 20, 70, Entity{RowKey: "r0", ETag: "e1", Props: *p("c0.1")})), false},
+		{"an indeterminate write does not land after its server died", withBarrier(15, hist(false,
+			ins("c0.1", 0, 0, 10, "r0", Indeterminate, ""),
+			get("c1.1", 1, 20, 30, "r0", nil, ""),
+			get("c1.2", 1, 40, 50, "r0", p("c0.1"), "e1"))), false},
+		{"an indeterminate write lands before its server died", withBarrier(15, hist(false,
+			ins("c0.1", 0, 0, 10, "r0", Indeterminate, ""),
+			get("c1.1", 1, 20, 30, "r0", p("c0.1"), "e1"),
+			get("c1.2", 1, 40, 50, "r0", p("c0.1"), "e1"))), true},
+		{"an indeterminate write with If-Match lands before its version is replaced", hist(false,
+			ins("c0.1", 0, 0, 10, "r0", OK, "e1"),
+			w("c0.2", 0, 20, 30, Replace, "r0", "e1", *p("c0.2"), Indeterminate, ""),
+			w("c1.1", 1, 25, 35, Replace, "r0", "*", *p("c1.1"), OK, "e2"),
+			get("c2.1", 2, 40, 50, "r0", p("c1.1"), "e2"),
+			get("c2.2", 2, 60, 70, "r0", p("c0.2"), "e3")), false},
+		{"an indeterminate write seen once is seen after", hist(false,
+			ins("c0.1", 0, 0, 10, "r0", OK, "e1"),
+			w("c0.2", 0, 20, 30, Replace, "r0", "*", *p("c0.2"), Indeterminate, ""),
+			get("c2.1", 2, 40, 50, "r0", p("c0.2"), "e2"),
+			get("c2.2", 2, 60, 70, "r0", p("c0.1"), "e1")), false},
 		{"operations of another partition do not interfere", hist(false,
 			ins("c0.1", 0, 0, 10, "r0", OK, "e1"),
 			Op{ID: "c1.1", Client: 1, Call: 20, Return: 30, Kind: Get, PartitionKey: "p1", RowKey: "r0", Outcome: NotFound}), true},

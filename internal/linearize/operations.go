@@ -66,12 +66,13 @@ type etagKey struct{ partitionKey, rowKey, etag string }
 func (k etagKey) String() string { return k.partitionKey + "/" + k.rowKey + " " + k.etag }
 
 // operations turns h into Porcupine's operations. An indeterminate write
-// returns after every other operation, as Porcupine handles an operation
-// whose outcome is unknown. A partition query becomes one snapshot read
-// (SnapshotQueries) or a beginning and an end between which each row must
-// have held the version returned (model.go): for each entity, a version
-// that existed at some point during the query. A read that failed carries no
-// information and is left out.
+// returns when it surely landed if it ever did (landedBy), else after
+// every other operation, as Porcupine handles an operation whose outcome
+// is unknown. An operation not performed, or a read that failed, changed
+// nothing and showed nothing, and is left out. A partition query becomes
+// one snapshot read (SnapshotQueries) or a beginning and an end between
+// which each row must have held the version returned (model.go): for each
+// entity, a version that existed at some point during the query.
 func operations(h *History, versionOf map[etagKey]string) ([]porcupine.Operation, []string) {
 	if len(h.RowKeys) > maxRows || h.Clients > maxClients {
 		return nil, []string{fmt.Sprintf("%d row keys and %d clients, at most %d and %d", len(h.RowKeys), h.Clients, maxRows, maxClients)}
@@ -114,7 +115,7 @@ func operations(h *History, versionOf map[etagKey]string) ([]porcupine.Operation
 	add := func(op *Op, c *call, a *answer) {
 		ret := op.Return
 		if op.Kind.writes() && a.outcome == Indeterminate {
-			ret = end
+			ret = landedBy(h, op, c, versionOf, end)
 		}
 		out = append(out, porcupine.Operation{ClientId: op.Client, Input: c, Call: op.Call, Output: a, Return: ret})
 	}
@@ -123,6 +124,11 @@ func operations(h *History, versionOf map[etagKey]string) ([]porcupine.Operation
 		part, ok := partOf[op.PartitionKey]
 		if !ok {
 			problems = append(problems, fmt.Sprintf("%s: partition key %q is not among the history's", op.ID, op.PartitionKey))
+			continue
+		}
+		if op.Outcome == NotPerformed || op.Outcome == Unexpected || !op.Kind.writes() && op.Outcome != OK && !op.Outcome.definite() {
+			// Nothing happened, or nothing was learned: the operation
+			// fits anywhere, and leaving it out spares the search.
 			continue
 		}
 		a := &answer{outcome: op.Outcome, failed: op.Failed}
@@ -180,4 +186,93 @@ func operations(h *History, versionOf map[etagKey]string) ([]porcupine.Operation
 		}
 	}
 	return out, problems
+}
+
+// landedBy is the latest instant at which the indeterminate write op (the
+// model's c) can have taken effect, or end when nothing bounds it. The
+// bounds hold in every order that explains the history, so they cut
+// Porcupine's search without changing its verdict:
+//   - a barrier after its call (the server that got it was killed);
+//   - a read that returned what it wrote (its id as W, A, B or C: no other
+//     write writes that id), which it must precede;
+//   - with If-Match on an ETag, any definite answer, asked after its call,
+//     showing its row in another version: the version it needs existed
+//     before its call, and a version never comes back, so past that point
+//     its condition can never hold again.
+func landedBy(h *History, op *Op, c *call, versionOf map[etagKey]string, end int64) int64 {
+	bound := end
+	earlier := func(t int64) { bound = min(bound, max(t, op.Call)) }
+	for _, b := range h.Barriers {
+		if op.Call < b {
+			earlier(max(b, op.Return))
+		}
+	}
+	wrote := map[string]bool{}
+	for _, ch := range c.changes {
+		if ch.props.W != "" {
+			wrote[ch.props.W] = true
+		}
+	}
+	shows := func(p Props) bool { return wrote[p.W] || wrote[p.A] || wrote[p.B] || wrote[p.C] }
+	needs := map[string]string{} // row key -> the W its If-Match needs
+	for i, ch := range c.changes {
+		if ch.cond == condVersion {
+			rk := op.RowKey
+			if op.Kind == Batch {
+				rk = op.Actions[i].RowKey
+			}
+			needs[rk] = ch.matchW
+		}
+	}
+	// elsewhere reports whether o's answer shows row rk in another version
+	// than want.
+	elsewhere := func(o *Op, rk, want string) bool {
+		switch o.Kind {
+		case Get:
+			return o.RowKey == rk && (o.Outcome == NotFound || o.Outcome == OK && o.Read != nil && o.Read.W != want)
+		case Query:
+			for _, e := range o.Entities {
+				if e.RowKey == rk {
+					return e.Props.W != want
+				}
+			}
+			return o.Outcome == OK
+		case Batch:
+			for i, a := range o.Actions {
+				if a.RowKey != rk {
+					continue
+				}
+				failedHere := i == o.Failed && (o.Outcome == NotFound || o.Outcome == ConditionFailed && versionOf[etagKey{o.PartitionKey, rk, a.IfMatch}] == want)
+				return o.Outcome == OK || failedHere
+			}
+			return false
+		}
+		return o.RowKey == rk && (o.Outcome == OK || o.Outcome == NotFound ||
+			o.Outcome == ConditionFailed && versionOf[etagKey{o.PartitionKey, rk, o.IfMatch}] == want)
+	}
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		if o == op || o.PartitionKey != op.PartitionKey || o.Outcome != OK && !o.Outcome.definite() {
+			continue
+		}
+		if o.Outcome == OK {
+			if o.Read != nil && shows(*o.Read) {
+				earlier(o.Return)
+			}
+			for _, e := range o.Entities {
+				if shows(e.Props) {
+					earlier(o.Return)
+				}
+			}
+		}
+		if o.Call <= op.Call {
+			continue
+		}
+		for rk, want := range needs {
+			if elsewhere(o, rk, want) {
+				earlier(o.Return)
+			}
+		}
+	}
+	return bound
 }

@@ -32,8 +32,10 @@ type Config struct {
 	SnapshotQueries bool
 	// Midway, when set, runs once when half of the operations are done,
 	// while the clients go on: a fault in the middle of a history, such
-	// as a kill -9 and restart of the server.
-	Midway func()
+	// as a kill -9 and restart of the server. It calls barrier once no
+	// write sent before can still land (the server that got it is dead),
+	// if it knows such an instant (History.Barriers).
+	Midway func(barrier func())
 	// Pause is how long a client waits after an operation that was not
 	// performed, so that a server that is down is not flooded.
 	Pause time.Duration
@@ -89,6 +91,7 @@ func Run(ctx context.Context, svc *aztables.ServiceClient, cfg Config, seed uint
 		midway  sync.WaitGroup
 		clients sync.WaitGroup
 		once    sync.Once
+		barrier atomic.Int64
 	)
 	total := int64(cfg.Clients * cfg.Ops)
 	recorded := make([][]Op, cfg.Clients)
@@ -108,7 +111,7 @@ func Run(ctx context.Context, svc *aztables.ServiceClient, cfg Config, seed uint
 						midway.Add(1)
 						go func() {
 							defer midway.Done()
-							cfg.Midway()
+							cfg.Midway(func() { barrier.Store(time.Since(start).Nanoseconds()) })
 						}()
 					})
 				}
@@ -120,6 +123,9 @@ func Run(ctx context.Context, svc *aztables.ServiceClient, cfg Config, seed uint
 	}
 	clients.Wait()
 	midway.Wait()
+	if b := barrier.Load(); b != 0 {
+		h.Barriers = append(h.Barriers, b)
+	}
 	for _, ops := range recorded {
 		h.Ops = append(h.Ops, ops...)
 	}
