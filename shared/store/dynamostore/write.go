@@ -65,6 +65,9 @@ type plan struct {
 	// known is the stored version, set after a failed attempt revealed it;
 	// the next attempt is conditioned on exactly that version.
 	known *storedVersion
+	// assigned is the Timestamp the service gave the op, which
+	// raiseTimestamps raises from on every attempt.
+	assigned time.Time
 }
 
 type storedVersion struct {
@@ -203,7 +206,7 @@ func newPlan(loc *location, i int, op store.Op) (*plan, error) {
 	if err := checkKey(e.RowKey, maxRangeKeyBytes); err != nil {
 		return nil, err
 	}
-	p := &plan{index: i, op: op, pk: loc.pk(e.PartitionKey), rk: encodeKey(e.RowKey)}
+	p := &plan{index: i, op: op, pk: loc.pk(e.PartitionKey), rk: encodeKey(e.RowKey), assigned: e.Timestamp}
 	switch op.Kind {
 	case store.OpInsert, store.OpReplace:
 		items, err := buildItems(loc, e)
@@ -309,12 +312,17 @@ func newerThanStored(x *expr, op store.Op, ph, vph string) string {
 // goes past a stored version.
 const tsTick = 100 * time.Nanosecond
 
-// raiseTimestamps moves the new Timestamp of the ops forward, when needed,
-// so it exceeds every version they replace that is known here: the
-// Timestamp an If-Match names, and the stored version a failed attempt
-// revealed (ALL_OLD). Each op goes to at least just past the highest of
-// them, so ops that share a Timestamp (a batch: Azure gives one Timestamp
-// per transaction) keep sharing one. The service reads the Timestamp back
+// raiseTimestamps sets the new Timestamp of the ops, before each attempt,
+// to the one the service assigned or, when needed, just past every
+// version they replace that is known here: the Timestamp an If-Match
+// names, and the stored version a failed attempt revealed (ALL_OLD). Ops
+// that share a Timestamp (a batch: Azure gives one Timestamp per
+// transaction) keep sharing one. It starts from the assigned Timestamp
+// every time, so a write that learned of a version, then found the entity
+// deleted, does not create it with the Timestamp it had raised to: another
+// writer raising past that same version chose it too, and the entity
+// would answer the ETag of a deleted version, which an If-Match held by
+// that writer's clients would match. The service reads the Timestamp back
 // from op.Entity, so the ETag it answers is the stored one. It returns the
 // index of an op whose items could not be rebuilt, with the error.
 func raiseTimestamps(loc *location, plans []*plan) (int, error) {
@@ -336,13 +344,13 @@ func raiseTimestamps(loc *location, plans []*plan) (int, error) {
 			}
 		}
 	}
-	if floor.IsZero() {
-		return 0, nil
-	}
-	ts := floor.Add(tsTick)
 	for _, p := range plans {
 		e := p.op.Entity
-		if p.op.Kind == store.OpDelete || !e.Timestamp.Before(ts) {
+		ts := p.assigned
+		if !floor.IsZero() && !ts.After(floor) {
+			ts = floor.Add(tsTick)
+		}
+		if p.op.Kind == store.OpDelete || e.Timestamp.Equal(ts) {
 			continue
 		}
 		e.Timestamp = ts
