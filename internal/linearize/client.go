@@ -186,15 +186,22 @@ func (r *recorder) batch(ctx context.Context, op *Op) {
 	}
 }
 
-// query reads the whole partition, following continuations.
+// query reads the whole partition, following continuations (one HTTP
+// exchange per page).
 func (r *recorder) query(ctx context.Context, op *Op) error {
 	filter := "PartitionKey eq '" + strings.ReplaceAll(op.PartitionKey, "'", "''") + "'"
-	pager := r.table.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter})
+	opts := &aztables.ListEntitiesOptions{Filter: &filter}
+	if op.Top > 0 {
+		top := int32(op.Top)
+		opts.Top = &top
+	}
+	pager := r.table.NewListEntitiesPager(opts)
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
 			return err
 		}
+		op.Pages++
 		for _, b := range page.Entities {
 			e, err := parseEntity(b)
 			if err != nil {

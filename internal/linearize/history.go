@@ -129,6 +129,9 @@ type Op struct {
 	IfMatch string   `json:"ifMatch,omitempty"`
 	Props   Props    `json:"props,omitzero"`
 	Actions []Action `json:"actions,omitempty"`
+	// Top is a query's $top, 0 for none: a page of at most Top entities,
+	// and a continuation to the next.
+	Top int `json:"top,omitempty"`
 
 	Outcome Outcome `json:"outcome"`
 	// Status and Code are the HTTP answer's (the failing part's for a
@@ -143,8 +146,9 @@ type Op struct {
 	// successful batch's, one per action ("" for a delete).
 	Failed int      `json:"failed,omitempty"`
 	ETags  []string `json:"etags,omitempty"`
-	// Entities are what a query returned.
+	// Entities are what a query returned, over Pages pages.
 	Entities []Entity `json:"entities,omitempty"`
+	Pages    int      `json:"pages,omitempty"`
 }
 
 func (op *Op) String() string {
@@ -202,9 +206,10 @@ type History struct {
 	// entity of the table is one of their combinations.
 	PartitionKeys []string `json:"partitionKeys"`
 	RowKeys       []string `json:"rowKeys"`
-	// SnapshotQueries holds a partition query to one instant: it must
-	// return the partition as it was at one point of its interval, not
-	// only, for each entity, a version of its interval (see doc.go).
+	// SnapshotQueries holds a partition query of one page to one instant:
+	// it must return the partition as it was at one point of its
+	// interval, not only, for each entity, a version of its interval (see
+	// doc.go). A query of several pages is several reads, as on Azure.
 	SnapshotQueries bool `json:"snapshotQueries,omitempty"`
 	// Barriers are instants by which every write sent before has landed
 	// or never will: the server that received it was killed.

@@ -156,7 +156,7 @@ func operations(h *History, versionOf map[etagKey]string) ([]porcupine.Operation
 				}
 				rows[row] = version{present: true, props: e.Props}
 			}
-			if h.SnapshotQueries {
+			if h.SnapshotQueries && op.Pages <= 1 {
 				add(op, &call{op: op, part: part, kind: Query}, &answer{outcome: OK, rows: rows})
 				continue
 			}

@@ -30,7 +30,11 @@ func (w *workload) next() *Op {
 	case r < 14:
 		op.Kind, op.RowKey = Get, w.pick(w.rks)
 	case r < 22:
+		// A third of the queries page: $top 1 to 3 over up to 6 rows.
 		op.Kind = Query
+		if w.rng.IntN(3) == 0 {
+			op.Top = 1 + w.rng.IntN(3)
+		}
 	case r < 88:
 		kinds := [...]Kind{Insert, Insert, Replace, Replace, Merge, Merge, InsertOrReplace, InsertOrMerge, Delete, Delete}
 		a := w.action(op.ID, op.PartitionKey, kinds[(r-22)%len(kinds)], w.pick(w.rks))
