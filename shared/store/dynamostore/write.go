@@ -68,6 +68,24 @@ type plan struct {
 	// assigned is the Timestamp the service gave the op, which
 	// raiseTimestamps raises from on every attempt.
 	assigned time.Time
+	// refused: the op's own condition failed against the stored entity a
+	// read before the first attempt saw. An op before it may fail too,
+	// and a failed batch names its first failing op, so the attempt is
+	// sent with this op as a check that cannot pass: nothing applies, and
+	// the cancellation reasons say, at one instant, which ops fail. If
+	// this one no longer does, the next attempt writes it.
+	refused bool
+}
+
+// refusal reports whether err is an op's own failure (its condition, or
+// the limits of its result) rather than the store's.
+func refusal(err error) bool {
+	for _, e := range []error{store.ErrEntityNotFound, store.ErrConditionFailed, store.ErrEntityExists, store.ErrEntityTooLarge, store.ErrTooManyProperties} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 type storedVersion struct {
@@ -95,7 +113,12 @@ func (s *Store) write(ctx context.Context, loc location, ops []store.Op) (err er
 			// The sent properties alone outgrow one item: an UpdateItem
 			// cannot work, so merge from the stored entity right away.
 			if err := s.resolve(ctx, &loc, p, failure{op: i, tooLarge: true}); err != nil {
-				return &store.OpError{Index: i, Err: err}
+				if i == 0 || !refusal(err) {
+					return &store.OpError{Index: i, Err: err}
+				}
+				// An op before it may fail too, and Azure names the
+				// first: let the attempt find out (plan.refused).
+				p.refused = true
 			}
 		}
 		plans[i] = p
@@ -142,6 +165,7 @@ func (s *Store) write(ctx context.Context, loc location, ops []store.Op) (err er
 			if err := s.resolve(ctx, &loc, plans[f.op], f); err != nil {
 				return &store.OpError{Index: f.op, Err: err}
 			}
+			plans[f.op].refused = false
 		}
 	}
 	return fmt.Errorf("dynamostore: write: the entities kept changing under %d attempts: %w", maxWriteAttempts, store.ErrBusy)
@@ -410,6 +434,17 @@ func buildActions(loc *location, plans []*plan) ([]types.TransactWriteItem, []in
 	for _, p := range plans {
 		x := newExpr()
 		op := p.op
+		if p.refused {
+			pk := x.name("#pk", attrPartitionKey)
+			add(p.index, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+				TableName:                           table,
+				Key:                                 keyItem(p.pk, p.rk),
+				ConditionExpression:                 aws.String("attribute_exists(" + pk + ") AND attribute_not_exists(" + pk + ")"),
+				ExpressionAttributeNames:            x.namesOrNil(),
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			}})
+			continue
+		}
 		if p.known == nil {
 			notChunked := func() string { return "attribute_not_exists(" + x.name("#ch", attrChunks) + ")" }
 			switch op.Kind {
