@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -221,8 +222,52 @@ func entityJSON(pk, rk string, p Props) []byte {
 			m[name] = v
 		}
 	}
+	if p.Large != "" {
+		for i := range largeProps {
+			m[largeName(i)] = largeValue(p.Large)
+		}
+	}
 	b, _ := json.Marshal(m)
 	return b
+}
+
+func largeName(i int) string { return "L" + strconv.Itoa(i) }
+
+// largeValue is one property of the large payload of write id: its id,
+// then padding up to largeChars.
+func largeValue(id string) string {
+	return id + "|" + strings.Repeat("x", largeChars-len(id)-1)
+}
+
+// readLarge reads the large payload of an entity (m), which must be whole
+// and one write's: it returns that write's id ("" for none), or an error
+// naming what is wrong.
+func readLarge(m map[string]any) (string, error) {
+	var id string
+	for i := range largeProps {
+		v, ok := m[largeName(i)].(string)
+		if i == 0 && !ok {
+			break
+		}
+		this, _, _ := strings.Cut(v, "|")
+		switch {
+		case !ok:
+			return "", fmt.Errorf("large payload without %s", largeName(i))
+		case i == 0:
+			id = this
+		case this != id:
+			return "", fmt.Errorf("large payload of %s and %s", id, this)
+		}
+		if v != largeValue(id) {
+			return "", fmt.Errorf("%s of %d characters, not %s's", largeName(i), len(v), id)
+		}
+	}
+	for name := range m {
+		if n, err := strconv.Atoi(strings.TrimPrefix(name, "L")); strings.HasPrefix(name, "L") && err == nil && (id == "" || n >= largeProps) {
+			return "", fmt.Errorf("stray %s", name)
+		}
+	}
+	return id, nil
 }
 
 // unreadable is an answer that is not what the protocol says it is.
@@ -230,7 +275,8 @@ type unreadable struct{ error }
 
 // parseEntity reads an entity of an answer: its RowKey, its ETag (from
 // odata.etag, which queries carry) and its properties. A property other
-// than W, A, B and C, or one of those that is not a string, is Extra.
+// than W, A, B, C and the large payload's, one of those that is not a
+// string, or a large payload that is not one write's whole, is Extra.
 func parseEntity(b []byte) (Entity, error) {
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -239,6 +285,11 @@ func parseEntity(b []byte) (Entity, error) {
 	var e Entity
 	e.RowKey, _ = m["RowKey"].(string)
 	e.ETag, _ = m["odata.etag"].(string)
+	large, err := readLarge(m)
+	if err != nil {
+		e.Props.Extra = err.Error()
+	}
+	e.Props.Large = large
 	names := make([]string, 0, len(m))
 	for name := range m {
 		names = append(names, name)
@@ -246,6 +297,9 @@ func parseEntity(b []byte) (Entity, error) {
 	slices.Sort(names)
 	for _, name := range names {
 		if name == "PartitionKey" || name == "RowKey" || name == "Timestamp" || strings.HasPrefix(name, "odata.") || strings.Contains(name, "@odata.") {
+			continue
+		}
+		if _, err := strconv.Atoi(strings.TrimPrefix(name, "L")); strings.HasPrefix(name, "L") && err == nil {
 			continue
 		}
 		v, ok := m[name].(string)

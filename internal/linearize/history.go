@@ -63,15 +63,29 @@ type Props struct {
 	A string `json:"A,omitempty"`
 	B string `json:"B,omitempty"`
 	C string `json:"C,omitempty"`
-	// Extra names a property outside W, A, B and C that a read returned:
-	// nothing the workload wrote explains it.
+	// Large is the id of the write whose large payload the version
+	// carries, "" for none: largeProps properties of largeChars
+	// characters each, written and merged together, more than one
+	// DynamoDB item holds.
+	Large string `json:"large,omitempty"`
+	// Extra names a property outside these that a read returned, or a
+	// large payload that is not one write's whole: nothing the workload
+	// wrote explains it.
 	Extra string `json:"extra,omitempty"`
 }
+
+// The large payload: 14 String properties of 30,000 characters (Azure's
+// limit is 64 KiB of UTF-16), 420 KB together, past DynamoDB's 400 KB item
+// and within Azure's 1 MiB entity.
+const (
+	largeProps = 14
+	largeChars = 30000
+)
 
 func (p Props) String() string {
 	var b strings.Builder
 	b.WriteString("{" + p.W)
-	for _, kv := range [...][2]string{{"A", p.A}, {"B", p.B}, {"C", p.C}, {"extra:", p.Extra}} {
+	for _, kv := range [...][2]string{{"A", p.A}, {"B", p.B}, {"C", p.C}, {"L", p.Large}, {"extra:", p.Extra}} {
 		if kv[1] != "" {
 			b.WriteString(" " + kv[0] + "=" + kv[1])
 		}
@@ -91,6 +105,9 @@ func (p Props) merged(old Props) Props {
 	}
 	if p.C != "" {
 		out.C = p.C
+	}
+	if p.Large != "" {
+		out.Large = p.Large
 	}
 	return out
 }

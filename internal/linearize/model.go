@@ -227,7 +227,7 @@ func hashState(st any) uint64 {
 	for _, v := range s.rows {
 		if v.present {
 			b = append(b, 1)
-			for _, p := range [...]string{v.props.W, v.props.A, v.props.B, v.props.C, v.props.Extra} {
+			for _, p := range [...]string{v.props.W, v.props.A, v.props.B, v.props.C, v.props.Large, v.props.Extra} {
 				b = append(append(b, p...), 0)
 			}
 		} else {

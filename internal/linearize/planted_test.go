@@ -95,7 +95,7 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 			const tries = 20
 			for seed := uint64(1); seed <= tries; seed++ {
 				cfg := linearize.Config{Name: "planted", Partitions: 1 + 2*int(seed%2)}
-				h, err := linearize.Run(t.Context(), srv.Client(), cfg, seed)
+				h, err := linearize.Run(t.Context(), cfg, seed, srv.Client())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -39,6 +39,9 @@ type Config struct {
 	// Pause is how long a client waits after an operation that was not
 	// performed, so that a server that is down is not flooded.
 	Pause time.Duration
+	// Large is the share of writes (0 to 1) that carry a large payload,
+	// so that entities outgrow one DynamoDB item (Props.Large).
+	Large float64
 }
 
 func (c Config) withDefaults() Config {
@@ -65,10 +68,15 @@ func (c Config) withDefaults() Config {
 
 var tableSeq atomic.Uint64
 
-// Run records one history: it creates a fresh table through svc (whose
-// SDK retries must be off), runs the clients of cfg on it with the
-// workload seed chooses, and returns what they did.
-func Run(ctx context.Context, svc *aztables.ServiceClient, cfg Config, seed uint64) (*History, error) {
+// Run records one history: it creates a fresh table through svcs[0]
+// (whose SDK retries must be off, as every svcs'), runs the clients of cfg
+// on it with the workload seed chooses, client c through svcs[c %
+// len(svcs)] (servers over one store, each with its own clock or cache, as
+// Lambda execution environments are), and returns what they did.
+func Run(ctx context.Context, cfg Config, seed uint64, svcs ...*aztables.ServiceClient) (*History, error) {
+	if len(svcs) == 0 {
+		return nil, errors.New("linearize: Run needs a service client")
+	}
 	cfg = cfg.withDefaults()
 	if cfg.Rows > maxRows || cfg.Clients > maxClients {
 		return nil, fmt.Errorf("linearize: %d rows and %d clients, at most %d and %d", cfg.Rows, cfg.Clients, maxRows, maxClients)
@@ -81,10 +89,9 @@ func Run(ctx context.Context, svc *aztables.ServiceClient, cfg Config, seed uint
 		h.RowKeys = append(h.RowKeys, fmt.Sprintf("r%d", i))
 	}
 	name := fmt.Sprintf("hist%016x%d", seed, tableSeq.Add(1))
-	if err := createTable(ctx, svc, name); err != nil {
+	if err := createTable(ctx, svcs[0], name); err != nil {
 		return nil, err
 	}
-	table := svc.NewClient(name)
 	start := time.Now()
 	var (
 		done    atomic.Int64
@@ -99,8 +106,8 @@ func Run(ctx context.Context, svc *aztables.ServiceClient, cfg Config, seed uint
 		clients.Add(1)
 		go func() {
 			defer clients.Done()
-			w := newWorkload(seed, c, h.PartitionKeys, h.RowKeys)
-			r := &recorder{table: table, start: start, timeout: cfg.Timeout}
+			w := newWorkload(seed, c, h.PartitionKeys, h.RowKeys, cfg.Large)
+			r := &recorder{table: svcs[c%len(svcs)].NewClient(name), start: start, timeout: cfg.Timeout}
 			for range cfg.Ops {
 				op := w.next()
 				r.do(ctx, op)

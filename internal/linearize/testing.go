@@ -55,13 +55,13 @@ func (t Totals) String() string {
 		t.Histories, t.Ops, t.Indeterminate, t.NotPerformed, t.Anomalies)
 }
 
-// Test records histories of cfg against svc, checks each, and fails t on
+// Test records histories of cfg against svcs (Run), checks each, and fails t on
 // any anomaly, writing the whole history, the shortest failing one Shrink
 // finds and its HTML view to EnvOut and printing the seed to replay. Each
 // history has a table of its own; with cfg.Partitions unset they
 // alternate between one partition and three. It logs the totals, in a
 // line make histories collects ("linearize: <name>: ...").
-func Test(t testing.TB, cfg Config, svc *aztables.ServiceClient) Totals {
+func Test(t testing.TB, cfg Config, svcs ...*aztables.ServiceClient) Totals {
 	t.Helper()
 	histories := envInt(t, EnvHistories, 2)
 	if n := envInt(t, EnvOps, 0); n > 0 {
@@ -76,7 +76,7 @@ func Test(t testing.TB, cfg Config, svc *aztables.ServiceClient) Totals {
 			hc.Partitions = 1 + 2*(i%2)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		h, err := Run(ctx, svc, hc, seed+uint64(i))
+		h, err := Run(ctx, hc, seed+uint64(i), svcs...)
 		cancel()
 		if err != nil {
 			t.Fatalf("linearize: %s: history of seed %d: %v", cfg.Name, seed+uint64(i), err)

@@ -16,10 +16,12 @@ type workload struct {
 	rks    []string
 	// seen is the ETag the client last saw of each entity ("pk/rk").
 	seen map[string]string
+	// large is the share of writes that carry the large payload.
+	large float64
 }
 
-func newWorkload(seed uint64, client int, pks, rks []string) *workload {
-	return &workload{rng: rand.New(rand.NewPCG(seed, uint64(client))), client: client, pks: pks, rks: rks, seen: map[string]string{}}
+func newWorkload(seed uint64, client int, pks, rks []string, large float64) *workload {
+	return &workload{rng: rand.New(rand.NewPCG(seed, uint64(client))), client: client, pks: pks, rks: rks, seen: map[string]string{}, large: large}
 }
 
 // next is the client's next operation, its request filled in.
@@ -52,8 +54,9 @@ func (w *workload) next() *Op {
 }
 
 // action is one write with id as its W: each of A, B and C is set with
-// even odds (a merge keeps the others), and Replace, Merge and Delete
-// carry If-Match on the last ETag seen, or on *.
+// even odds (a merge keeps the others), the large payload with the
+// workload's odds, and Replace, Merge and Delete carry If-Match on the
+// last ETag seen, or on *.
 func (w *workload) action(id, pk string, kind Kind, rk string) Action {
 	a := Action{Kind: kind, RowKey: rk}
 	if kind != Delete {
@@ -62,6 +65,9 @@ func (w *workload) action(id, pk string, kind Kind, rk string) Action {
 			if w.rng.IntN(2) == 0 {
 				*p = id
 			}
+		}
+		if w.rng.Float64() < w.large {
+			a.Props.Large = id
 		}
 	}
 	if kind == Replace || kind == Merge || kind == Delete {
