@@ -66,8 +66,8 @@ func illegal(h *History, versionOf map[etagKey]string, timeout time.Duration) bo
 // Shrink returns the shortest history it can find that is still not
 // linearizable and still evidence against h: the ops of one failing
 // partition, cut at the earliest instant where no order explains them, then
-// without each read or refused write (operations that only look) that
-// the failure does not need. A cut history is evidence because
+// without the reads and refused writes (operations that only look) that
+// the failure does not need, dropped in chunks as delta debugging does. A cut history is evidence because
 // linearizability holds for prefixes: operations still running at the cut
 // count as indeterminate writes, or for reads, are dropped. Removing an
 // operation that changed nothing only removes constraints. Shrink gives up
@@ -106,13 +106,37 @@ func Shrink(h *History, budget time.Duration) *History {
 	if cut := best.cut(instants[hi]); illegal(cut, versionOf, stepTimeout) {
 		best = cut
 	}
-	for i := len(best.Ops) - 1; i >= 0 && time.Now().Before(deadline); i-- {
-		if !onlyLooks(&best.Ops[i]) {
-			continue
+	// Drop the operations that only look, in chunks halving down to one
+	// at a time (delta debugging): each try is a search that must fail.
+	for chunks := 2; time.Now().Before(deadline); {
+		var looking []string
+		for i := range best.Ops {
+			if onlyLooks(&best.Ops[i]) {
+				looking = append(looking, best.Ops[i].ID)
+			}
 		}
-		without := best.only(func(op *Op) bool { return op != &best.Ops[i] })
-		if illegal(without, versionOf, stepTimeout) {
-			best = without
+		if len(looking) == 0 {
+			break
+		}
+		chunks = min(chunks, len(looking))
+		dropped := false
+		for c := 0; c < chunks && !dropped && time.Now().Before(deadline); c++ {
+			drop := map[string]bool{}
+			for _, id := range looking[c*len(looking)/chunks : (c+1)*len(looking)/chunks] {
+				drop[id] = true
+			}
+			without := best.only(func(op *Op) bool { return !drop[op.ID] })
+			if illegal(without, versionOf, stepTimeout) {
+				best, dropped = without, true
+			}
+		}
+		switch {
+		case dropped:
+			chunks = max(chunks-1, 2)
+		case chunks == len(looking):
+			return best
+		default:
+			chunks = min(2*chunks, len(looking))
 		}
 	}
 	return best
