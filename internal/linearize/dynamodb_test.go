@@ -71,5 +71,5 @@ func TestDynamoDBTwoClocks(t *testing.T) {
 func TestDynamoDBLarge(t *testing.T) {
 	t.Parallel()
 	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, sharedLayout())))
-	linearize.Test(t, linearize.Config{Name: "dynamodb-large", Large: 0.2}, srv.Client())
+	linearize.Test(t, linearize.Config{Name: "dynamodb-large", Large: 0.2, Ops: 12, Histories: 1}, srv.Client())
 }

@@ -44,7 +44,7 @@ func TestDynamoDBFaults(t *testing.T) {
 			}
 			t.Cleanup(func() { st.Close() })
 			srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(st))
-			linearize.Test(t, linearize.Config{Name: "dynamodb-" + tc.name}, srv.Client())
+			linearize.Test(t, linearize.Config{Name: "dynamodb-" + tc.name, Histories: 1}, srv.Client())
 			faults := map[dynamoproxy.FaultKind]int{}
 			for _, f := range proxy.Faults() {
 				faults[f.Kind]++

@@ -42,6 +42,9 @@ type Config struct {
 	// Large is the share of writes (0 to 1) that carry a large payload,
 	// so that entities outgrow one DynamoDB item (Props.Large).
 	Large float64
+	// Histories is how many histories Test records (default 2; EnvHistories
+	// overrides it).
+	Histories int
 }
 
 func (c Config) withDefaults() Config {

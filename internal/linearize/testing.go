@@ -20,7 +20,7 @@ import (
 // two for long runs.
 const (
 	// EnvHistories is how many histories each configuration records
-	// (default 2).
+	// (default: Config.Histories).
 	EnvHistories = "TABLEBRIDGE_LINEARIZE_HISTORIES"
 	// EnvOps is how many operations each client sends per history
 	// (default: the configuration's).
@@ -63,7 +63,10 @@ func (t Totals) String() string {
 // line make histories collects ("linearize: <name>: ...").
 func Test(t testing.TB, cfg Config, svcs ...*aztables.ServiceClient) Totals {
 	t.Helper()
-	histories := envInt(t, EnvHistories, 2)
+	if cfg.Histories <= 0 {
+		cfg.Histories = 2
+	}
+	histories := envInt(t, EnvHistories, cfg.Histories)
 	if n := envInt(t, EnvOps, 0); n > 0 {
 		cfg.Ops = n
 	}
