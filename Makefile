@@ -128,7 +128,7 @@ histories: ## check long concurrent histories of every store, with faults, for l
 	  status=0; \
 	  $(GO) test -count=1 -timeout 180m -v -run '^Test(Memory|BoltKill|DynamoDB)' ./internal/linearize >$(TOOLS)/histories/log 2>&1 || status=1; \
 	  $(GO) test -count=1 -timeout 180m -v -run '^TestBootstraps$$/^linearizable' ./functions >>$(TOOLS)/histories/log 2>&1 || status=1; \
-	  sed -n 's/^.*linearize: \([a-z-]*\): \([0-9]* histories\)/  \1: \2/p' $(TOOLS)/histories/log; \
+	  sed -n 's/^.*linearize: \([a-z-]*\): \([0-9]* histor\)/  \1: \2/p' $(TOOLS)/histories/log; \
 	  grep -E '^(--- FAIL|FAIL)' $(TOOLS)/histories/log || true; \
 	  exit $$status
 

@@ -51,8 +51,12 @@ func (t *Totals) add(r Report) {
 }
 
 func (t Totals) String() string {
-	return fmt.Sprintf("%d histories, %d operations checked (%d indeterminate, %d not performed), %d anomalies",
-		t.Histories, t.Ops, t.Indeterminate, t.NotPerformed, t.Anomalies)
+	histories := "histories"
+	if t.Histories == 1 {
+		histories = "history"
+	}
+	return fmt.Sprintf("%d %s, %d operations checked (%d indeterminate, %d not performed), %d anomalies",
+		t.Histories, histories, t.Ops, t.Indeterminate, t.NotPerformed, t.Anomalies)
 }
 
 // Test records histories of cfg against svcs (Run), checks each, and fails t on
