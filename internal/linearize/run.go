@@ -52,7 +52,7 @@ func (c Config) withDefaults() Config {
 		c.Clients = 8
 	}
 	if c.Ops <= 0 {
-		c.Ops = 25
+		c.Ops = defaultOps
 	}
 	if c.Partitions <= 0 {
 		c.Partitions = 1
@@ -68,6 +68,9 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// defaultOps is how many operations a client sends per history by default.
+const defaultOps = 25
 
 var tableSeq atomic.Uint64
 

@@ -1,6 +1,7 @@
 package linearize
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -23,7 +24,8 @@ const (
 	// (default: Config.Histories).
 	EnvHistories = "TABLEBRIDGE_LINEARIZE_HISTORIES"
 	// EnvOps is how many operations each client sends per history
-	// (default: the configuration's).
+	// (default: the configuration's, Config.Ops); a configuration that
+	// sets fewer than the default keeps its proportion.
 	EnvOps = "TABLEBRIDGE_LINEARIZE_OPS"
 	// EnvSeed is the seed of the first history, to replay one a failure
 	// printed (default: random, and logged).
@@ -72,7 +74,9 @@ func Test(t testing.TB, cfg Config, svcs ...*aztables.ServiceClient) Totals {
 	}
 	histories := envInt(t, EnvHistories, cfg.Histories)
 	if n := envInt(t, EnvOps, 0); n > 0 {
-		cfg.Ops = n
+		// A configuration that sets its own count (a heavy one) keeps
+		// its proportion to the default.
+		cfg.Ops = max(1, n*cmp.Or(cfg.Ops, defaultOps)/defaultOps)
 	}
 	seed := uint64(envInt(t, EnvSeed, int(rand.Uint32())))
 	var totals Totals
