@@ -103,7 +103,6 @@ func Run(ctx context.Context, cfg Config, seed uint64, svcs ...*aztables.Service
 		done    atomic.Int64
 		midway  sync.WaitGroup
 		clients sync.WaitGroup
-		once    sync.Once
 		barrier atomic.Int64
 	)
 	total := int64(cfg.Clients * cfg.Ops)
@@ -120,13 +119,7 @@ func Run(ctx context.Context, cfg Config, seed uint64, svcs ...*aztables.Service
 				w.observe(op)
 				recorded[c] = append(recorded[c], *op)
 				if done.Add(1) == total/2 && cfg.Midway != nil {
-					once.Do(func() {
-						midway.Add(1)
-						go func() {
-							defer midway.Done()
-							cfg.Midway(func() { barrier.Store(time.Since(start).Nanoseconds()) })
-						}()
-					})
+					midway.Go(func() { cfg.Midway(func() { barrier.Store(time.Since(start).Nanoseconds()) }) })
 				}
 				if op.Outcome == NotPerformed {
 					time.Sleep(cfg.Pause)
