@@ -143,7 +143,13 @@ func newStackTables(t testing.TB, name string) (string, *dynamostore.Store) {
 // starts every function under the emulator.
 func startDeployment(t *testing.T, dir, rie string) *deployment {
 	t.Helper()
-	endpoint := dynamolocal.Endpoint(t)
+	return startDeploymentAt(t, dir, rie, dynamolocal.Endpoint(t))
+}
+
+// startDeploymentAt is startDeployment with the functions' DynamoDB at
+// endpoint (DynamoDB Local, or a proxy in front of it).
+func startDeploymentAt(t *testing.T, dir, rie, endpoint string) *deployment {
+	t.Helper()
 	prefix, _ := newStackTables(t, "tbfn")
 	d := &deployment{fns: map[string]*rieFunction{}, secrets: newSecretsManager(t, keysSecretID, keysSecret(t)), prefix: prefix}
 	d.key = testissuer.NewKey(t, jose.RS256)
@@ -323,7 +329,7 @@ func runBearerTokens(t *testing.T, d *deployment, g *gateway) {
 	bearer := func(tok string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
 	}
-	challenge := "Bearer authorization_uri=" + d.issuer.URL + "/authorize resource_id=https://storage.azure.com"
+	challenge := "Bearer authorization_uri=" + d.issuer.URL + " resource_id=https://storage.azure.com"
 	for _, tc := range []struct {
 		name              string
 		r                 rawReq

@@ -38,24 +38,31 @@ const (
 const envMeasureCost = "TABLEBRIDGE_MEASURE_COST"
 
 // opCost is what one operation costs: billed milliseconds (median of the
-// emulator's REPORT lines) and DynamoDB capacity units (median of the
-// request log lines' consumedCapacity, reads or writes).
+// emulator's REPORT lines) and DynamoDB read and write capacity units
+// (medians of the request log lines' readCapacity and writeCapacity).
 type opCost struct {
-	name     string
-	billedMs float64
-	units    float64
-	write    bool
+	name        string
+	billedMs    float64
+	read, write float64
 }
 
 // perMillion prices a million of the operation behind a front door.
 func (c opCost) perMillion(apiPrice float64) (total, lambda, dynamo float64) {
 	lambda = 1e6 * (priceLambdaRequest + c.billedMs/1000*lambdaMemoryGB*priceLambdaGBSecond)
-	unit := priceReadUnit
-	if c.write {
-		unit = priceWriteUnit
-	}
-	dynamo = 1e6 * c.units * unit
+	dynamo = 1e6 * (c.read*priceReadUnit + c.write*priceWriteUnit)
 	return 1e6*apiPrice + lambda + dynamo, lambda, dynamo
+}
+
+// units says the operation's DynamoDB units: "1 RRU + 2 WRU".
+func (c opCost) units() string {
+	var parts []string
+	if c.read > 0 {
+		parts = append(parts, fmt.Sprintf("%g RRU", c.read))
+	}
+	if c.write > 0 {
+		parts = append(parts, fmt.Sprintf("%g WRU", c.write))
+	}
+	return strings.Join(parts, " + ")
 }
 
 // measureCost drives point reads, inserts, 100-entity batches and
@@ -99,35 +106,37 @@ func measureCost(t *testing.T, d *deployment) {
 			return mustJSON(t, map[string]any{"PartitionKey": pk, "RowKey": fmt.Sprintf("%06d", n), "Name": "customer " + fmt.Sprint(n),
 				"Email": fmt.Sprintf("c%d@example.com", n), "Balance": float64(n) * 1.5, "Active": n%2 == 0})
 		}
-		measure := func(op string, write bool, do func(n int)) opCost {
+		measure := func(op string, do func(n int)) opCost {
 			f := d.fns[run.fn(op)]
 			reportsBefore, linesBefore := len(f.reports()), len(f.out.jsonLines())
 			for n := range costSamplesPerOp {
 				do(n)
 			}
-			var billed, units []float64
+			var billed, read, write []float64
 			for _, r := range f.reports()[reportsBefore:] {
 				billed = append(billed, r.billed)
 			}
 			for _, line := range f.out.jsonLines()[linesBefore:] {
-				if u, ok := line["consumedCapacity"].(float64); ok && line["msg"] == "request" {
-					units = append(units, u)
+				r, rok := line["readCapacity"].(float64)
+				w, wok := line["writeCapacity"].(float64)
+				if rok && wok && line["msg"] == "request" {
+					read, write = append(read, r), append(write, w)
 				}
 			}
-			return opCost{name: op, billedMs: median(billed), units: median(units), write: write}
+			return opCost{name: op, billedMs: median(billed), read: median(read), write: median(write)}
 		}
 		costs := []opCost{
-			measure("insert", true, func(n int) {
+			measure("insert", func(n int) {
 				if _, err := client.AddEntity(ctx, entity("single", n), nil); err != nil {
 					t.Fatal(err)
 				}
 			}),
-			measure("read", false, func(n int) {
+			measure("read", func(n int) {
 				if _, err := client.GetEntity(ctx, "single", fmt.Sprintf("%06d", n), nil); err != nil {
 					t.Fatal(err)
 				}
 			}),
-			measure("batch", true, func(n int) {
+			measure("batch", func(n int) {
 				var actions []aztables.TransactionAction
 				for k := range costBatchSize {
 					actions = append(actions, aztables.TransactionAction{ActionType: aztables.TransactionTypeAdd,
@@ -143,12 +152,12 @@ func measureCost(t *testing.T, d *deployment) {
 		// ("Capacity unit consumption for transactions": 2 WRU per item up
 		// to 1 KB), plus the index writes a single insert shows. The table
 		// uses the documented figure when Local's is below it.
-		if insert, batch := costs[0], &costs[2]; batch.units < costBatchSize*(insert.units+1) {
+		if insert, batch := costs[0], &costs[2]; batch.write < costBatchSize*(insert.write+1) {
 			t.Logf("%s: DynamoDB Local reported %.0f WRU for a %d-entity transaction; pricing the documented %.0f (2 per transactional item write, plus index writes)",
-				run.name, batch.units, costBatchSize, costBatchSize*(insert.units+1))
-			batch.units = costBatchSize * (insert.units + 1)
+				run.name, batch.write, costBatchSize, costBatchSize*(insert.write+1))
+			batch.write = costBatchSize * (insert.write + 1)
 		}
-		costs = append(costs, measure("query", false, func(n int) {
+		costs = append(costs, measure("query", func(n int) {
 			pager := client.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: to.Ptr("PartitionKey eq 'rows'"), Top: to.Ptr[int32](costQueryRows)})
 			page, err := pager.NextPage(ctx)
 			if err != nil || len(page.Entities) != costQueryRows {
@@ -158,12 +167,12 @@ func measureCost(t *testing.T, d *deployment) {
 		cancel()
 		for _, c := range costs {
 			total, lambda, dynamo := c.perMillion(run.price)
-			rows = append(rows, fmt.Sprintf("| %s | %s | %.0f ms | %.1f %s | $%.2f | $%.2f | $%.2f | $%.2f |", run.name, opName(c.name), c.billedMs, c.units,
-				map[bool]string{true: "WRU", false: "RRU"}[c.write], 1e6*run.price, lambda, dynamo, total))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %.0f ms | %s | $%.2f | $%.2f | $%.2f | $%.2f |", run.name, opName(c.name), c.billedMs, c.units(),
+				1e6*run.price, lambda, dynamo, total))
 			if run.name == "REST API" {
 				total, _, _ := c.perMillion(priceHTTPAPIRequest)
-				rows = append(rows, fmt.Sprintf("| HTTP API | %s | %.0f ms | %.1f %s | $%.2f | $%.2f | $%.2f | $%.2f |", opName(c.name), c.billedMs, c.units,
-					map[bool]string{true: "WRU", false: "RRU"}[c.write], 1e6*priceHTTPAPIRequest, lambda, dynamo, total))
+				rows = append(rows, fmt.Sprintf("| HTTP API | %s | %.0f ms | %s | $%.2f | $%.2f | $%.2f | $%.2f |", opName(c.name), c.billedMs, c.units(),
+					1e6*priceHTTPAPIRequest, lambda, dynamo, total))
 			}
 		}
 	}

@@ -33,30 +33,44 @@ func TestTemplateDashboard(t *testing.T) {
 		Widgets []struct {
 			Properties struct {
 				Title   string
-				Metrics [][]map[string]string
+				Metrics [][]any
 			}
 		}
 	}
 	if err := json.Unmarshal([]byte(body), &doc); err != nil {
 		t.Fatalf("dashboard body is no JSON: %v\n%s", err, body)
 	}
-	var searched []string
+	// A metric is a search expression ([{"expression": ...}]) or a metric
+	// named in full ([namespace, name, dimension, value, ..., {options}]).
+	var graphed []string
 	nameRe := regexp.MustCompile(`MetricName="(\w+)"`)
 	for _, w := range doc.Widgets {
 		for _, m := range w.Properties.Metrics {
-			expr := m[0]["expression"]
-			if !strings.Contains(expr, "SEARCH(") {
-				t.Errorf("widget %q: expression %q", w.Properties.Title, expr)
-			}
-			for _, sm := range nameRe.FindAllStringSubmatch(expr, -1) {
-				searched = append(searched, sm[1])
+			switch first := m[0].(type) {
+			case map[string]any:
+				expr, _ := first["expression"].(string)
+				if !strings.Contains(expr, "SEARCH(") {
+					t.Errorf("widget %q: expression %q", w.Properties.Title, expr)
+				}
+				for _, sm := range nameRe.FindAllStringSubmatch(expr, -1) {
+					graphed = append(graphed, sm[1])
+				}
+			case string:
+				if len(m) < 2 || first != "AWS/DynamoDB" {
+					t.Errorf("widget %q: metric %v", w.Properties.Title, m)
+					continue
+				}
+				name, _ := m[1].(string)
+				graphed = append(graphed, name)
+			default:
+				t.Errorf("widget %q: metric %v", w.Properties.Title, m)
 			}
 		}
 	}
 	for _, want := range []string{"Requests", "ServerErrors", "ClientErrors", "Throttled", "Latency",
-		"ReadThrottleEvents", "WriteThrottleEvents", "ThrottledRequests"} {
-		if !slices.Contains(searched, want) {
-			t.Errorf("the dashboard graphs no %s (it graphs %v)", want, searched)
+		"ReadThrottleEvents", "WriteThrottleEvents", "ThrottledRequests", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits"} {
+		if !slices.Contains(graphed, want) {
+			t.Errorf("the dashboard graphs no %s (it graphs %v)", want, graphed)
 		}
 	}
 }

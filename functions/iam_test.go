@@ -41,6 +41,7 @@ type iamPolicy struct {
 	shared       string // the shared layout's table
 	tablePrefix  string // TablePrefix + account + "."
 	catalogAllow []string
+	copyAllow    []string // on the catalog's copies of table entries only (deploy.CatalogCopyKeys)
 	dataAllow    []string // on the per-table tables and their indexes
 	sharedAllow  []string // on the shared table
 	indexAllow   []string // on the shared table's indexes
@@ -54,7 +55,7 @@ func newIAMPolicy(f deploy.Function, catalog, shared, tablePrefix string) *iamPo
 	c, d := f.DynamoDBActions()
 	st, si := f.SharedTableActions()
 	return &iamPolicy{fn: f.Name, catalog: catalog, shared: shared, tablePrefix: tablePrefix,
-		catalogAllow: c, dataAllow: d, sharedAllow: st, indexAllow: si, used: map[string]bool{}}
+		catalogAllow: c, copyAllow: f.CatalogCopyActions(), dataAllow: d, sharedAllow: st, indexAllow: si, used: map[string]bool{}}
 }
 
 // newPurgePolicy is the purge function's policy (deploy.PurgeActions).
@@ -77,15 +78,28 @@ func newPurgePolicy(catalog, shared, tablePrefix string) *iamPolicy {
 
 // access is one action on a table, or on an index as "table/index/name"
 // (the tail of the index's ARN, which IAM authorizes apart from the
-// table's).
-type access struct{ action, table string }
+// table's), with the item's partition key on the catalog (what IAM's
+// dynamodb:LeadingKeys condition key sees), "" elsewhere.
+type access struct{ action, table, leadingKey string }
+
+// catalogKeyOf is the catalog partition key of an item or key, "" for an
+// item of another table.
+func catalogKeyOf(key map[string]types.AttributeValue) string {
+	if s, ok := key["Account"].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
 
 func accessesOf(params any) []access {
-	one := func(action string, table *string) []access { return []access{{action, aws.ToString(table)}} }
+	one := func(action string, table *string) []access { return []access{{action, aws.ToString(table), ""}} }
+	item := func(action string, table *string, key map[string]types.AttributeValue) access {
+		return access{action, aws.ToString(table), catalogKeyOf(key)}
+	}
 	switch in := params.(type) {
 	case *dynamodb.QueryInput:
 		if in.IndexName != nil {
-			return []access{{"dynamodb:Query", aws.ToString(in.TableName) + "/index/" + aws.ToString(in.IndexName)}}
+			return []access{{"dynamodb:Query", aws.ToString(in.TableName) + "/index/" + aws.ToString(in.IndexName), ""}}
 		}
 		return one("dynamodb:Query", in.TableName)
 	case *dynamodb.BatchWriteItemInput:
@@ -93,17 +107,17 @@ func accessesOf(params any) []access {
 		// its puts and deletes.
 		var out []access
 		for table := range in.RequestItems {
-			out = append(out, access{"dynamodb:BatchWriteItem", table})
+			out = append(out, access{"dynamodb:BatchWriteItem", table, ""})
 		}
 		return out
 	case *dynamodb.GetItemInput:
-		return one("dynamodb:GetItem", in.TableName)
+		return []access{item("dynamodb:GetItem", in.TableName, in.Key)}
 	case *dynamodb.PutItemInput:
-		return one("dynamodb:PutItem", in.TableName)
+		return []access{item("dynamodb:PutItem", in.TableName, in.Item)}
 	case *dynamodb.UpdateItemInput:
-		return one("dynamodb:UpdateItem", in.TableName)
+		return []access{item("dynamodb:UpdateItem", in.TableName, in.Key)}
 	case *dynamodb.DeleteItemInput:
-		return one("dynamodb:DeleteItem", in.TableName)
+		return []access{item("dynamodb:DeleteItem", in.TableName, in.Key)}
 	case *dynamodb.ScanInput:
 		return one("dynamodb:Scan", in.TableName)
 	case *dynamodb.DescribeTableInput:
@@ -112,7 +126,7 @@ func accessesOf(params any) []access {
 		out := one("dynamodb:CreateTable", in.TableName)
 		if len(in.Tags) > 0 {
 			// Creating a table with tags also needs TagResource.
-			out = append(out, access{"dynamodb:TagResource", aws.ToString(in.TableName)})
+			out = append(out, access{"dynamodb:TagResource", aws.ToString(in.TableName), ""})
 		}
 		return out
 	case *dynamodb.UpdateTableInput:
@@ -124,7 +138,7 @@ func accessesOf(params any) []access {
 	case *dynamodb.TransactGetItemsInput:
 		var out []access
 		for _, it := range in.TransactItems {
-			out = append(out, access{"dynamodb:GetItem", aws.ToString(it.Get.TableName)})
+			out = append(out, item("dynamodb:GetItem", it.Get.TableName, it.Get.Key))
 		}
 		return out
 	case *dynamodb.TransactWriteItemsInput:
@@ -132,24 +146,25 @@ func accessesOf(params any) []access {
 		for _, it := range in.TransactItems {
 			switch {
 			case it.Put != nil:
-				out = append(out, access{"dynamodb:PutItem", aws.ToString(it.Put.TableName)})
+				out = append(out, item("dynamodb:PutItem", it.Put.TableName, it.Put.Item))
 			case it.Update != nil:
-				out = append(out, access{"dynamodb:UpdateItem", aws.ToString(it.Update.TableName)})
+				out = append(out, item("dynamodb:UpdateItem", it.Update.TableName, it.Update.Key))
 			case it.Delete != nil:
-				out = append(out, access{"dynamodb:DeleteItem", aws.ToString(it.Delete.TableName)})
+				out = append(out, item("dynamodb:DeleteItem", it.Delete.TableName, it.Delete.Key))
 			case it.ConditionCheck != nil:
-				out = append(out, access{"dynamodb:ConditionCheckItem", aws.ToString(it.ConditionCheck.TableName)})
+				out = append(out, item("dynamodb:ConditionCheckItem", it.ConditionCheck.TableName, it.ConditionCheck.Key))
 			}
 		}
 		return out
 	}
-	return []access{{fmt.Sprintf("unknown %T", params), ""}}
+	return []access{{fmt.Sprintf("unknown %T", params), "", ""}}
 }
 
 func (p *iamPolicy) allows(a access) bool {
 	switch {
 	case a.table == p.catalog:
-		return slices.Contains(p.catalogAllow, a.action)
+		return slices.Contains(p.catalogAllow, a.action) ||
+			slices.Contains(p.copyAllow, a.action) && stringLike(deploy.CatalogCopyKeys, a.leadingKey)
 	case a.table == p.shared:
 		return slices.Contains(p.sharedAllow, a.action)
 	case strings.HasPrefix(a.table, p.shared+"/index/"):
@@ -158,6 +173,16 @@ func (p *iamPolicy) allows(a access) bool {
 		return slices.Contains(p.dataAllow, a.action)
 	}
 	return false
+}
+
+// stringLike is IAM's StringLike for a pattern whose one wildcard is a
+// trailing '*', as deploy.CatalogCopyKeys.
+func stringLike(pattern, s string) bool {
+	prefix, wild := strings.CutSuffix(pattern, "*")
+	if !wild {
+		return s == pattern
+	}
+	return strings.HasPrefix(s, prefix)
 }
 
 func (p *iamPolicy) kind(table string) string {
@@ -207,7 +232,7 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 	for _, f := range deploy.Functions() {
 		pol := newIAMPolicy(f, catalog, prefix+"entities", prefix+auth.DevStoreAccountName+".")
 		client := dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure, lambdafn.MeterCapacity)
-		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", ConfirmTable: true, Protection: dynamostore.Protection{
+		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", ConfirmTable: true, RequireCatalog: true, Protection: dynamostore.Protection{
 			PointInTimeRecovery: dynamostore.PITRBestEffort, DeletionProtection: true, Tags: map[string]string{dynamostore.TagStack: "iam"}}})
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)

@@ -247,13 +247,25 @@ func checkPolicy(t *testing.T, f deploy.Function, policies *yaml.Node) {
 					t.Errorf("wildcard action %q", a)
 				}
 			}
+			where := ""
+			if cond := get(st, "Condition"); cond != nil {
+				// The one condition: the catalog's copies of table entries.
+				keys := scalars(get(cond, "ForAllValues:StringLike", "dynamodb:LeadingKeys"))
+				if len(mappingKeys(cond)) != 1 || !slices.Equal(keys, []string{deploy.CatalogCopyKeys}) {
+					t.Errorf("statement %s: Condition %v, want ForAllValues:StringLike dynamodb:LeadingKeys [%s]", str(get(st, "Sid")), mappingKeys(cond), deploy.CatalogCopyKeys)
+				}
+				where = " where LeadingKeys " + deploy.CatalogCopyKeys
+			}
 			for _, res := range scalars(get(st, "Resource")) {
-				got[res] = append(got[res], actions...)
+				got[res+where] = append(got[res+where], actions...)
 			}
 		}
 	}
 	catalog, data := f.DynamoDBActions()
 	want := map[string][]string{catalogARN: catalog, secretRef: {"secretsmanager:GetSecretValue"}}
+	if copies := f.CatalogCopyActions(); len(copies) > 0 {
+		want[catalogARN+" where LeadingKeys "+deploy.CatalogCopyKeys] = copies
+	}
 	if len(data) > 0 {
 		want[tablesARN] = data
 	}
@@ -680,4 +692,63 @@ func mappingKeysOf(m map[string][]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// TestTemplateCapacityOperations: what the stack declares for DynamoDB's
+// per-key limits: the catalog's TTL attribute (dynamostore's catExpires,
+// on Delete Table's tombstones), throttling alarms on the catalog and on
+// the order index beside the shared table's, the optional warm throughput
+// of the shared table and its index, and the purge function's rate.
+func TestTemplateCapacityOperations(t *testing.T) {
+	tpl := loadTemplate(t)
+	tables := resourcesOfType(tpl, "AWS::DynamoDB::Table")
+	ttl := get(tables["CatalogTable"], "Properties", "TimeToLiveSpecification")
+	if str(get(ttl, "AttributeName")) != "Expires" || str(get(ttl, "Enabled")) != "true" {
+		t.Errorf("CatalogTable TimeToLiveSpecification = %v %v; want Expires, enabled", str(get(ttl, "AttributeName")), str(get(ttl, "Enabled")))
+	}
+	entities := get(tables["EntityTable"], "Properties")
+	for what, warm := range map[string]*yaml.Node{
+		"table": get(entities, "WarmThroughput"), "index": get(entities, "GlobalSecondaryIndexes").Content[0]} {
+		if what == "index" {
+			warm = get(warm, "WarmThroughput")
+		}
+		if warm == nil || warm.Tag != "!If" || warm.Content[0].Value != "HasWarmThroughput" {
+			t.Errorf("EntityTable %s: WarmThroughput is not the optional HasWarmThroughput one", what)
+		}
+	}
+	alarms := resourcesOfType(tpl, "AWS::CloudWatch::Alarm")
+	for name, dims := range map[string][]string{
+		"EntityTableThrottledAlarm": {"TableName=!Ref EntityTable"},
+		"CatalogThrottledAlarm":     {"TableName=!Ref CatalogTable"},
+		"EntityIndexThrottledAlarm": {"TableName=!Ref EntityTable", "GlobalSecondaryIndexName=order-20"},
+	} {
+		a := alarms[name]
+		if a == nil {
+			t.Errorf("no %s", name)
+			continue
+		}
+		var names []string
+		for _, m := range get(a, "Properties", "Metrics").Content {
+			metric := get(m, "MetricStat", "Metric")
+			if metric == nil {
+				continue
+			}
+			names = append(names, str(get(metric, "MetricName")))
+			var got []string
+			for _, d := range get(metric, "Dimensions").Content {
+				got = append(got, str(get(d, "Name"))+"="+tagged(get(d, "Value")))
+			}
+			if !slices.Equal(got, dims) {
+				t.Errorf("%s: dimensions %v, want %v", name, got, dims)
+			}
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, []string{"ReadThrottleEvents", "WriteThrottleEvents"}) {
+			t.Errorf("%s graphs %v, want the read and write throttle events", name, names)
+		}
+	}
+	purge := resourcesOfType(tpl, "AWS::Serverless::Function")[purgeFunctionID]
+	if got := tagged(get(purge, "Properties", "Environment", "Variables", lambdafn.EnvPurgeRate)); got != "!Ref PurgeRate" {
+		t.Errorf("the purge function's %s = %q, want !Ref PurgeRate", lambdafn.EnvPurgeRate, got)
+	}
 }

@@ -231,6 +231,29 @@ func TestWithBearerTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	// A request without credentials gets Azure's challenge, which clients
+	// that discover their tenant sign in from (the Java SDK's recording
+	// TableAsyncClientTest.createTableWithMultipleTenants,
+	// Azure/azure-sdk-for-java sdk/tables/azure-data-tables/src/test/resources/session-records);
+	// basic mode takes every tenant, so it names the multi-tenant one.
+	t.Run("AnonymousGetsTheChallenge", func(t *testing.T) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.AccountURL(tablebridgetest.DevStoreAccountName)+"/Tables", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("x-ms-version", "2020-12-06")
+		resp, err := srv.HTTPClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		const challenge = "Bearer authorization_uri=https://login.microsoftonline.com/common/oauth2/authorize resource_id=https://storage.azure.com"
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("x-ms-error-code") != "NoAuthenticationInformation" ||
+			resp.Header.Get("WWW-Authenticate") != challenge {
+			t.Errorf("got %d %s %q, want 401 NoAuthenticationInformation %q",
+				resp.StatusCode, resp.Header.Get("x-ms-error-code"), resp.Header.Get("WWW-Authenticate"), challenge)
+		}
+	})
 	t.Run("NoTokensWithoutTheOption", func(t *testing.T) {
 		plain := tablebridgetest.NewServer(t, tablebridgetest.WithTLS())
 		_, err := plain.TokenCredential("x", nil).GetToken(context.Background(), policyOptions)

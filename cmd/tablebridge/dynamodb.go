@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -12,7 +13,7 @@ import (
 )
 
 func init() {
-	register("dynamodb", "DynamoDB store administration: add-index gives tables created without it the order index; move-to-shared moves per-table tables into the shared table", bulkCommand(dynamodbCmd))
+	register("dynamodb", "DynamoDB store administration: add-index gives tables created without it the order index; move-to-shared moves per-table tables into the shared table; restore-table copies one table back from a point-in-time restore", bulkCommand(dynamodbCmd))
 }
 
 func dynamodbCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -20,11 +21,50 @@ func dynamodbCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case len(args) > 0 && args[0] == "add-index":
 		return addIndexCmd(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "move-to-shared":
-		return moveToSharedCmd(ctx, args[1:], stdout)
+		return moveToSharedCmd(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "restore-table":
+		return restoreTableCmd(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
-		return addIndexCmd(ctx, args, stdout, stderr) // its usage, the only subcommand's
+		fmt.Fprintln(stdout, "usage: tablebridge dynamodb add-index|move-to-shared|restore-table [flags]\n\n"+
+			"add-index       give tables created without it the order index\n"+
+			"move-to-shared  move per-table tables into the shared table\n"+
+			"restore-table   copy one table back from a point-in-time restore of the shared table\n\n"+
+			"tablebridge dynamodb <subcommand> -h shows its flags.")
+		return &exitError{0, errShown}
 	}
-	return usageError("dynamodb: want the add-index or move-to-shared subcommand (see tablebridge dynamodb add-index -h, move-to-shared -h)")
+	return usageError("dynamodb: want the add-index, move-to-shared or restore-table subcommand (see tablebridge dynamodb add-index -h, move-to-shared -h, restore-table -h)")
+}
+
+// paceFlags set the pace and the progress display of a copy between
+// DynamoDB tables (move-to-shared, restore-table).
+type paceFlags struct {
+	rate     int
+	settle   time.Duration
+	progress progressFlags
+}
+
+func (c *paceFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&c.rate, "rate", dynamostore.DefaultCopyRate, "items a second to copy, and then to verify (each item also writes the order index: twice the write units); never more than one DynamoDB partition's capacity goes to one key")
+	fs.DurationVar(&c.settle, "settle", 35*time.Second, "wait after freezing a table's writes before copying into it: longer than any server keeps a look-up (1 s) plus the longest write in flight (29 s on AWS)")
+	c.progress.register(fs)
+}
+
+// start checks the flags of the command cmd (the store flags dyn must
+// select the shared layout), gives the store -settle, and opens the
+// progress display on stderr.
+func (c *paceFlags) start(cmd string, dyn *dynamoFlags, stderr io.Writer) (dynamostore.CopyOptions, func() error, error) {
+	if dyn.layout != layoutShared {
+		return dynamostore.CopyOptions{}, nil, usageError("%s: -dynamodb-layout must be shared", cmd)
+	}
+	if err := c.progress.validate(); err != nil {
+		return dynamostore.CopyOptions{}, nil, err
+	}
+	if c.rate <= 0 {
+		return dynamostore.CopyOptions{}, nil, usageError("%s: -rate must be positive", cmd)
+	}
+	dyn.moveSettle = c.settle
+	progress := c.progress.open(stderr)
+	return dynamostore.CopyOptions{Rate: c.rate, Progress: progress}, progress.Close, nil
 }
 
 // addIndexCmd converts tables to the ordered layout (see dynamostore's
@@ -68,8 +108,8 @@ func addIndexCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // the shared table (dynamostore's MoveToShared), one table at a time,
 // verified; a table already there is left alone, so running it again
 // resumes an interrupted move.
-func moveToSharedCmd(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlagSet("dynamodb move-to-shared", "dynamodb move-to-shared [-dynamodb-endpoint URL] [-table-prefix P] [-shared-table T] [-account A] [-tables t1,t2]\n\n"+
+func moveToSharedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("dynamodb move-to-shared", "dynamodb move-to-shared [-dynamodb-endpoint URL] [-table-prefix P] [-shared-table T] [-account A] [-tables t1,t2] [-rate N]\n\n"+
 		"Run it once every server and function of the deployment has the shared table configured.\n"+
 		"Writes to a table answer 503 ServerBusy (the SDKs retry) from its freeze until it is switched:\n"+
 		"-settle, then the copy and its verification. Reads never stop.")
@@ -77,14 +117,16 @@ func moveToSharedCmd(ctx context.Context, args []string, stdout io.Writer) error
 	dyn.register(fs)
 	account := fs.String("account", auth.DevStoreAccountName, "the account whose tables to move")
 	tables := fs.String("tables", "", "comma-separated tables to move (default: every table of the account)")
-	settle := fs.Duration("settle", 35*time.Second, "wait after freezing a table's writes before copying it: longer than any server keeps a look-up (1 s) plus the longest write in flight (29 s on AWS)")
+	var pace paceFlags
+	pace.register(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if dyn.layout != layoutShared {
-		return usageError("dynamodb move-to-shared: -dynamodb-layout must be shared")
+	opts, closeProgress, err := pace.start("dynamodb move-to-shared", &dyn, stderr)
+	if err != nil {
+		return err
 	}
-	dyn.moveSettle = *settle
+	defer closeProgress()
 	st, names, err := dyn.openTables(ctx, *account, *tables)
 	if err != nil {
 		return fmt.Errorf("dynamodb move-to-shared: %w", err)
@@ -92,7 +134,7 @@ func moveToSharedCmd(ctx context.Context, args []string, stdout io.Writer) error
 	defer st.Close()
 	for _, name := range names {
 		start := time.Now()
-		rep, err := st.MoveToShared(ctx, *account, name)
+		rep, err := st.MoveToShared(ctx, *account, name, opts)
 		if err != nil {
 			return fmt.Errorf("dynamodb move-to-shared: table %s: %w", name, err)
 		}

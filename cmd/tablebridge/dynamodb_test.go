@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -110,10 +111,126 @@ func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("move") + "-"
+	serveOrders(t, endpoint, prefix, "ordered")
+
+	args := []string{"move-to-shared", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix, "-settle", "10ms", "-rate", "500"}
+	for i, want := range []string{"Orders (" + prefix + "devstoreaccount1.orders): 20 items copied and verified", "Orders: in the shared table already"} {
+		var stdout, stderr bytes.Buffer
+		if err := dynamodbCmd(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("move-to-shared: %v\n%s", err, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), want) {
+			t.Fatalf("move-to-shared printed %q; want %q", stdout.String(), want)
+		}
+		// Progress goes to stderr, a line per phase as it starts and ends.
+		if progress := stderr.String(); i == 0 && (!strings.Contains(progress, "copying Orders: 20 ") || !strings.Contains(progress, "verifying Orders: 20/20 (100.0%)")) {
+			t.Errorf("move-to-shared's progress: %q", progress)
+		}
+	}
+
+	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layoutShared}).openDynamo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	page, err := st.QueryEntities(context.Background(), auth.DevStoreAccountName, "Orders", store.Query{Top: 1000})
+	if err != nil || len(page.Entities) != 20 || page.Entities[0].PartitionKey != "c0" || page.Entities[0].Properties["Total"].Float != 0.5 {
+		t.Fatalf("query after the move: %d entities, %v", len(page.Entities), err)
+	}
+	var stderr bytes.Buffer
+	if err := dynamodbCmd(context.Background(), append(args[:len(args):len(args)], "-dynamodb-layout", "ordered"), &bytes.Buffer{}, &stderr); exitCode(err) != 2 {
+		t.Errorf("move-to-shared with a per-table layout: %v", err)
+	}
+}
+
+// TestDynamoDBRestoreTableCommand: a table served on the shared layout is
+// restored with `tablebridge dynamodb restore-table` from a point-in-time
+// copy of the shared table and the catalog (DynamoDB Local has no
+// RestoreTableToPointInTime: dynamolocal.RestoreCopy stands in for it),
+// under a new name and, once deleted, under its own; a restore into a
+// table that has entities is refused unless -merge.
+func TestDynamoDBRestoreTableCommand(t *testing.T) {
+	t.Parallel()
+	endpoint := dynamolocal.Endpoint(t)
+	prefix := dynamolocal.UniqueName("restore") + "-"
+	serveOrders(t, endpoint, prefix, layoutShared)
+	raw, err := dynamostore.NewClient(context.Background(), dynamostore.ClientOptions{Endpoint: endpoint}) // the credentials the commands use
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"entities", "catalog"} {
+		if err := dynamolocal.RestoreCopy(context.Background(), raw, prefix+table, prefix+table+"-restored", true); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	run := func(args ...string) (string, string, error) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args = append([]string{"restore-table", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix, "-settle", "10ms",
+			"-from", prefix + "entities-restored", "-from-catalog", prefix + "catalog-restored"}, args...)
+		err := dynamodbCmd(context.Background(), args, &stdout, &stderr)
+		return stdout.String(), stderr.String(), err
+	}
+	stdout, stderr, err := run("-table", "Orders", "-as", "OrdersBack")
+	if err != nil {
+		t.Fatalf("restore-table: %v\n%s", err, stderr)
+	}
+	if want := "Orders restored as OrdersBack from " + prefix + "entities-restored, the items of id "; !strings.Contains(stdout, want) ||
+		!strings.Contains(stdout, "through its order index: 20 items copied and verified, table created") {
+		t.Errorf("restore-table printed %q; want %q ... 20 items copied and verified, table created", stdout, want)
+	}
+	if !strings.Contains(stderr, "copying OrdersBack: 20 ") || !strings.Contains(stderr, "verifying OrdersBack: 20/20 (100.0%)") {
+		t.Errorf("restore-table's progress: %q", stderr)
+	}
+	if _, _, err := run("-table", "Orders", "-as", "OrdersBack"); err == nil || !strings.Contains(err.Error(), "has entities") {
+		t.Errorf("a restore into a table with entities: %v", err)
+	}
+	if stdout, _, err := run("-table", "Orders", "-as", "OrdersBack", "-merge"); err != nil || !strings.Contains(stdout, "20 items copied and verified, into the existing table") {
+		t.Errorf("a merging restore: %q, %v", stdout, err)
+	}
+
+	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layoutShared}).openDynamo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.DeleteTable(context.Background(), auth.DevStoreAccountName, "Orders"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2100 * time.Millisecond) // a deleted name is free again after 2 s
+	if stdout, stderr, err := run("-table", "Orders"); err != nil || !strings.Contains(stdout, "Orders restored as Orders from ") {
+		t.Fatalf("restore under its own name: %q, %v\n%s", stdout, err, stderr)
+	}
+	for _, table := range []string{"Orders", "OrdersBack"} {
+		page, err := st.QueryEntities(context.Background(), auth.DevStoreAccountName, table, store.Query{Top: 1000})
+		if err != nil || len(page.Entities) != 20 || page.Entities[0].PartitionKey != "c0" || page.Entities[0].Properties["Total"].Float != 0.5 {
+			t.Errorf("%s after the restore: %d entities, %v", table, len(page.Entities), err)
+		}
+	}
+
+	if stdout, _, err := run("-table", "Orders", "-abandon"); err != nil || !strings.Contains(stdout, "Orders: no restore to abandon") {
+		t.Errorf("-abandon with no restore: %q, %v", stdout, err)
+	}
+	for _, bad := range [][]string{{"-table", "Orders", "-as", "no_such-name"}, {"-table", ""}, {"-table", "Orders", "-rate", "0"}} {
+		if _, _, err := run(bad...); exitCode(err) != 2 {
+			t.Errorf("restore-table %v: %v; want a usage error", bad, err)
+		}
+	}
+	if err := dynamodbCmd(context.Background(), []string{"restore-table", "-table", "Orders"}, &bytes.Buffer{}, &bytes.Buffer{}); exitCode(err) != 2 || !strings.Contains(err.Error(), "-from is required") {
+		t.Errorf("restore-table without -from: %v", err)
+	}
+}
+
+// serveOrders serves the tables of prefix on endpoint in the layout given,
+// creates the table Orders there with 20 entities (PartitionKeys c0 to c2,
+// Total 0.5 to 19.5) through the Azure SDK, and stops serving.
+func serveOrders(t *testing.T, endpoint, prefix, layout string) {
+	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
 		accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix, layout: "ordered"}}
+		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layout}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
 	if err != nil {
@@ -131,30 +248,5 @@ func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 	stop()
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
-	}
-
-	args := []string{"move-to-shared", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix, "-settle", "10ms"}
-	for _, want := range []string{"Orders (" + prefix + "devstoreaccount1.orders): 20 items copied and verified", "Orders: in the shared table already"} {
-		var stdout, stderr bytes.Buffer
-		if err := dynamodbCmd(context.Background(), args, &stdout, &stderr); err != nil {
-			t.Fatalf("move-to-shared: %v\n%s", err, stderr.String())
-		}
-		if !strings.Contains(stdout.String(), want) {
-			t.Fatalf("move-to-shared printed %q; want %q", stdout.String(), want)
-		}
-	}
-
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layoutShared}).openDynamo(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	page, err := st.QueryEntities(context.Background(), auth.DevStoreAccountName, "Orders", store.Query{Top: 1000})
-	if err != nil || len(page.Entities) != 20 || page.Entities[0].PartitionKey != "c0" || page.Entities[0].Properties["Total"].Float != 0.5 {
-		t.Fatalf("query after the move: %d entities, %v", len(page.Entities), err)
-	}
-	var stderr bytes.Buffer
-	if err := dynamodbCmd(context.Background(), append(args[:len(args):len(args)], "-dynamodb-layout", "ordered"), &bytes.Buffer{}, &stderr); exitCode(err) != 2 {
-		t.Errorf("move-to-shared with a per-table layout: %v", err)
 	}
 }

@@ -244,16 +244,26 @@ func TestServeDynamoDBFrozenWrites(t *testing.T) {
 	t.Errorf("inserts with DynamoDB Local gone answered %v, want 503 ServerBusy once no pooled connection is left", after)
 }
 
-// TestServeDynamoDBCatalogLost is issue 12 row 11 over the real server:
-// DynamoDB loses every table (restarted empty); serve re-creates the
-// catalog as at first start, and requests work again without a restart.
+// TestServeDynamoDBCatalogLost: DynamoDB loses every table (restarted
+// empty); serve re-creates the catalog, and on the shared layout the
+// shared table, as at first start, and requests work again without a
+// restart: the tables created then hold entities.
 func TestServeDynamoDBCatalogLost(t *testing.T) {
 	t.Parallel()
+	for _, layout := range []string{"ordered", layoutShared} {
+		t.Run(layout, func(t *testing.T) {
+			t.Parallel()
+			testServeDynamoDBCatalogLost(t, layout)
+		})
+	}
+}
+
+func testServeDynamoDBCatalogLost(t *testing.T, layout string) {
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("lost") + "-"
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{endpoint: endpoint, prefix: prefix, timeout: 10 * time.Second}}
+		dynamo: dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layout, timeout: 10 * time.Second}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	defer func() {
 		stop()
@@ -294,7 +304,7 @@ func TestServeDynamoDBCatalogLost(t *testing.T) {
 		}
 	}
 	if deleted != 2 {
-		t.Fatalf("deleted %d tables, want the catalog and Before's", deleted)
+		t.Fatalf("deleted %d tables, want the catalog and Before's (or the shared table)", deleted)
 	}
 
 	// The first request to find the catalog missing has it re-created and
@@ -314,5 +324,12 @@ func TestServeDynamoDBCatalogLost(t *testing.T) {
 	page, err = svc.NewListTablesPager(nil).NextPage(ctx)
 	if err != nil || len(page.Tables) != 1 || *page.Tables[0].Name != "After" {
 		t.Fatalf("list tables: %+v, %v", page.Tables, err)
+	}
+	after := svc.NewClient("After")
+	if _, err := after.AddEntity(ctx, []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil); err != nil {
+		t.Fatalf("insert into the table created after the loss: %v", err)
+	}
+	if _, err := after.GetEntity(ctx, "p", "r", nil); err != nil {
+		t.Fatalf("read it back: %v", err)
 	}
 }

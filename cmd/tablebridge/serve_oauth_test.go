@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,27 @@ func TestServeOAuthVerified(t *testing.T) {
 	wantCode(t, err, 403, "AuthorizationPermissionMismatch")
 	_, err = client("app-writer", testissuer.NewKey(t, jose.ES256)).NewClient("tokens").AddEntity(ctx, []byte(`{"PartitionKey":"p","RowKey":"y"}`), nil)
 	wantCode(t, err, 401, "InvalidAuthenticationInfo")
+
+	// A request without credentials gets the challenge that names the
+	// issuer's authorization endpoint, found by discovery at start (the
+	// Java SDK's recording TableAsyncClientTest.createTableWithMultipleTenants,
+	// Azure/azure-sdk-for-java sdk/tables/azure-data-tables/src/test/resources/session-records).
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint+"/Tables", strings.NewReader(`{"TableName":"anonymous"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("x-ms-version", "2020-12-06")
+	resp, err := trustingClient(t, cert).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if want := "Bearer authorization_uri=" + iss.URL + " resource_id=https://storage.azure.com"; resp.StatusCode != 401 ||
+		resp.Header.Get("x-ms-error-code") != "NoAuthenticationInformation" || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("anonymous Create Table: %d %s %q, want 401 NoAuthenticationInformation %q",
+			resp.StatusCode, resp.Header.Get("x-ms-error-code"), resp.Header.Get("WWW-Authenticate"), want)
+	}
 	stop()
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)

@@ -1,8 +1,11 @@
 // Package testissuer is an OpenID Connect token issuer for tests, on a
 // loopback httptest.Server: a discovery document, a JWKS of keys the test
 // generates (RS256 and ES256), key rotation, and signed JWTs, plus an
-// azcore.TokenCredential that hands them to the official SDKs. Signing is
-// go-jose's; nothing here is hand-rolled crypto.
+// azcore.TokenCredential that hands them to the official SDKs. An issuer
+// may be laid out as a Microsoft Entra tenant (NewTenant), so that a
+// client can discover it from the service's bearer challenge
+// (TenantDiscovery, TenantCredential, RequestLog: challenge.go). Signing
+// is go-jose's; nothing here is hand-rolled crypto.
 package testissuer
 
 import (
@@ -59,30 +62,37 @@ func NewKey(t testing.TB, alg jose.SignatureAlgorithm) *Key {
 // Sign makes a compact JWS of claims with the key, its id in the header.
 func (k *Key) Sign(t testing.TB, claims map[string]any) string {
 	t.Helper()
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Alg, Key: k.priv},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.ID))
-	if err != nil {
-		t.Fatal(err)
-	}
-	payload, err := json.Marshal(claims)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jws, err := signer.Sign(payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := jws.CompactSerialize()
+	s, err := k.sign(claims)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
+func (k *Key) sign(claims map[string]any) (string, error) {
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Alg, Key: k.priv},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.ID))
+	if err != nil {
+		return "", err
+	}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		return "", err
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		return "", err
+	}
+	return jws.CompactSerialize()
+}
+
 // Issuer serves discovery and keys on loopback.
 type Issuer struct {
 	// URL is the issuer identifier (the iss of its tokens).
 	URL string
+	// Tenant is the tenant of an issuer laid out as a Microsoft Entra
+	// tenant (NewTenant), "" otherwise.
+	Tenant string
 
 	mu             sync.Mutex
 	keys           []*Key
@@ -131,12 +141,39 @@ func faulted(w http.ResponseWriter, f Fault) bool {
 	return true
 }
 
-// New starts an issuer publishing keys until the test ends.
+// New starts an issuer publishing keys until the test ends. Its identifier
+// is the server's root, with its authorization endpoint at /authorize and
+// its keys at /keys.
 func New(t testing.TB, keys ...*Key) *Issuer {
 	t.Helper()
-	is := &Issuer{keys: keys}
+	return start(t, "", issuerPaths{authorize: "/authorize", keys: "/keys"}, keys)
+}
+
+// NewTenant starts an issuer laid out as a Microsoft Entra tenant is, on
+// loopback: its identifier is <root>/<tenant>/v2.0, its authorization
+// endpoint <root>/<tenant>/oauth2/v2.0/authorize and its keys
+// <root>/<tenant>/discovery/v2.0/keys. A client that takes the tenant from
+// the first path segment of a challenge's authorization_uri, as the Azure
+// SDKs do, finds tenant there.
+func NewTenant(t testing.TB, tenant string, keys ...*Key) *Issuer {
+	t.Helper()
+	base := "/" + tenant
+	return start(t, tenant, issuerPaths{issuer: base + "/v2.0", authorize: base + "/oauth2/v2.0/authorize", keys: base + "/discovery/v2.0/keys"}, keys)
+}
+
+// issuerPaths are where an issuer lives below its server's root: its
+// identifier (discovery is below it), authorization endpoint and keys.
+type issuerPaths struct {
+	issuer, authorize, keys string
+}
+
+func start(t testing.TB, tenant string, paths issuerPaths, keys []*Key) *Issuer {
+	is := &Issuer{Tenant: tenant, keys: keys}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(mux)
+	root := "http://" + srv.Listener.Addr().String()
+	is.URL = root + paths.issuer
+	mux.HandleFunc("GET "+paths.issuer+"/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		is.mu.Lock()
 		f := is.discoveryFault
 		is.mu.Unlock()
@@ -146,15 +183,15 @@ func New(t testing.TB, keys ...*Key) *Issuer {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"issuer":                                is.URL,
-			"authorization_endpoint":                is.URL + "/authorize",
-			"token_endpoint":                        is.URL + "/token",
-			"jwks_uri":                              is.URL + "/keys",
+			"authorization_endpoint":                root + paths.authorize,
+			"token_endpoint":                        root + "/token",
+			"jwks_uri":                              root + paths.keys,
 			"response_types_supported":              []string{"code"},
 			"subject_types_supported":               []string{"public"},
 			"id_token_signing_alg_values_supported": []string{"RS256", "ES256"},
 		})
 	})
-	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+paths.keys, func(w http.ResponseWriter, r *http.Request) {
 		is.jwksFetches.Add(1)
 		is.mu.Lock()
 		if faulted(w, is.keysFault) {
@@ -169,9 +206,8 @@ func New(t testing.TB, keys ...*Key) *Issuer {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(set)
 	})
-	srv := httptest.NewServer(mux)
+	srv.Start()
 	t.Cleanup(srv.Close)
-	is.URL = srv.URL
 	return is
 }
 
@@ -198,6 +234,11 @@ func (is *Issuer) Token(t testing.TB, k *Key, c Claims) string {
 // Token signs claims for issuer iss with the defaults Issuer.Token fills.
 func Token(t testing.TB, k *Key, iss string, c Claims) string {
 	t.Helper()
+	return k.Sign(t, withDefaults(iss, c))
+}
+
+// withDefaults is c with the claims Token fills when they are missing.
+func withDefaults(iss string, c Claims) map[string]any {
 	now := time.Now()
 	full := map[string]any{
 		"iss": iss, "aud": "https://storage.azure.com", "sub": "subject",
@@ -210,7 +251,7 @@ func Token(t testing.TB, k *Key, iss string, c Claims) string {
 		}
 		full[name] = v
 	}
-	return k.Sign(t, full)
+	return full
 }
 
 // Credential is an azcore.TokenCredential that returns Token's result; it

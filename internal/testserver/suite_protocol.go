@@ -19,7 +19,7 @@ import (
 // access signatures, table ACLs, service properties and statistics, CORS,
 // the secondary location, and the requests of real clients where
 // tablebridge was seen to differ from Azure (suiteClientCompat, and
-// suiteAzureRecorded for the answers of Azure's recorded traffic). Like RunSDKSuite it drives the official Go SDK (aztables v1.4.1)
+// suiteAzureRecorded and suiteJavaRecorded for the answers of Azure's recorded traffic). Like RunSDKSuite it drives the official Go SDK (aztables v1.4.1)
 // wherever the SDK can express a case, and raw signed requests otherwise,
 // and after every refusal it checks that the stored data did not change.
 //
@@ -42,6 +42,8 @@ func RunProtocolSuite(t *testing.T, newServer func(t *testing.T) *Server) {
 		{"ClientCompat", suiteClientCompat},
 		{"Secondary", suiteSecondary},
 		{"AzureRecorded", suiteAzureRecorded},
+		{"JavaRecorded", suiteJavaRecorded},
+		{"Anonymous", suiteAnonymous},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

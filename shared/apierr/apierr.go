@@ -50,6 +50,7 @@ const (
 	InternalError                     Code = "InternalError"
 	InsufficientAccountPermissions    Code = "InsufficientAccountPermissions"
 	InvalidAuthenticationInfo         Code = "InvalidAuthenticationInfo"
+	NoAuthenticationInformation       Code = "NoAuthenticationInformation"
 	InvalidHeaderValue                Code = "InvalidHeaderValue"
 	InvalidHTTPVerb                   Code = "InvalidHttpVerb"
 	InvalidInput                      Code = "InvalidInput"
@@ -119,6 +120,7 @@ var table = map[Code]entry{
 	InternalError:                     {http.StatusInternalServerError, "The server encountered an internal error. Please retry the request."},
 	InsufficientAccountPermissions:    {http.StatusForbidden, "The account being accessed does not have sufficient permissions to execute this operation."},
 	InvalidAuthenticationInfo:         {http.StatusBadRequest, "The authentication information was not provided in the correct format. Verify the value of Authorization header."},
+	NoAuthenticationInformation:       {http.StatusUnauthorized, "Server failed to authenticate the request. Please refer to the information in the www-authenticate header."},
 	InvalidHeaderValue:                {http.StatusBadRequest, "The value for one of the HTTP headers is not in the correct format."},
 	InvalidHTTPVerb:                   {http.StatusBadRequest, "The HTTP verb specified is invalid - it is not recognized by the server."},
 	InvalidInput:                      {http.StatusBadRequest, "One of the request inputs is not valid."},

@@ -34,6 +34,7 @@ func TestStatusesOfTableCodes(t *testing.T) {
 		AuthorizationPermissionMismatch: 403, RequestBodyTooLarge: 413, MethodNotAllowed: 405,
 		NotImplemented: 501, ServerBusy: 503, InternalError: 500, XMethodNotUsingPost: 400,
 		XMethodIncorrectValue: 400, JSONFormatNotSupported: 415, AtomFormatNotSupported: 415,
+		NoAuthenticationInformation: 401,
 	}
 	for c, s := range want {
 		if got := c.Status(); got != s {

@@ -40,9 +40,13 @@ type TokenGrant struct {
 // TokenVerifier checks an "Authorization: Bearer" token and says what it
 // grants in r.Account. A refusal is an *apierr.Error, normally made with
 // BearerError so it carries Azure's 401 and WWW-Authenticate challenge.
+// Challenge is that challenge for a request that carries no credentials
+// at all ("Bearer authorization_uri=... resource_id=..."): what a client
+// that discovers its tenant from the service signs in with.
 // Implementations live in shared/oauth.
 type TokenVerifier interface {
 	VerifyToken(ctx context.Context, token string, r *Request) (*TokenGrant, error)
+	Challenge() string
 }
 
 // VerifierOption configures NewVerifier.
@@ -86,7 +90,7 @@ func (v *Verifier) authenticateBearer(ctx context.Context, acct *accountEntry, r
 		// must be considered leaked.
 		return nil, authFailed("Authentication scheme Bearer is not allowed with HTTP.")
 	}
-	if ver := r.Header.Get("X-Ms-Version"); ver != "" && ver < bearerMinVersion {
+	if !bearerVersion(r) {
 		return nil, authFailed("Authentication scheme Bearer is not supported in this version.")
 	}
 	token = strings.TrimSpace(token)
@@ -98,6 +102,37 @@ func (v *Verifier) authenticateBearer(ctx context.Context, acct *accountEntry, r
 		return nil, err
 	}
 	return &Principal{account: acct.name, scheme: SchemeBearer, token: g}, nil
+}
+
+// bearerVersion reports whether r's x-ms-version takes bearer tokens; a
+// request that names none gets the service's default version, which does.
+func bearerVersion(r *Request) bool {
+	ver := r.Header.Get("X-Ms-Version")
+	return ver == "" || ver >= bearerMinVersion
+}
+
+// noCredentials is the answer to a request that carries neither an
+// Authorization header nor a SAS. Where a bearer token would be taken (the
+// verifier accepts tokens, the request came over HTTPS, its version takes
+// them) it is Azure's 401 NoAuthenticationInformation with the challenge
+// the Azure SDKs discover their tenant and resource from and sign in with:
+// TableAsyncClientTest.createTableWithMultipleTenants
+// (Azure/azure-sdk-for-java,
+// sdk/tables/azure-data-tables/src/test/resources/session-records) and
+// EnableTenantDiscoveryLiveTests(StorageAAD)/EnableTenantDiscoveryDoesNotFailAuth
+// (Azure/azure-sdk-for-net, sdk/tables/Azure.Data.Tables/tests/SessionRecords).
+// Elsewhere no token can sign the request in, and the answer is Azure's
+// where it takes none: 403 AuthenticationFailed without a challenge, as in
+// test_challenge_auth.pyTestTableChallengeAuthtest_challenge_auth_unsupported_version
+// (Azure/azure-sdk-for-python,
+// sdk/tables/azure-data-tables/tests/recordings), the nearest recording:
+// every Azure storage account accepts Entra ID, so none records an
+// anonymous request to one that does not.
+func (v *Verifier) noCredentials(r *Request) *apierr.Error {
+	if v.tokens != nil && r.HTTPS && bearerVersion(r) {
+		return &apierr.Error{Code: apierr.NoAuthenticationInformation, Challenge: v.tokens.Challenge()}
+	}
+	return authFailed("The request carries neither an Authorization header nor a shared access signature.")
 }
 
 // authorizeToken refuses with 403 AuthorizationPermissionMismatch, what

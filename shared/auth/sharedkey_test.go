@@ -411,6 +411,66 @@ func (n tokenNeverAsked) VerifyToken(context.Context, string, *auth.Request) (*a
 	return nil, apierr.New(apierr.AuthenticationFailed)
 }
 
+const neverAskedChallenge = "Bearer authorization_uri=https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/oauth2/authorize resource_id=https://storage.azure.com"
+
+func (tokenNeverAsked) Challenge() string { return neverAskedChallenge }
+
+// TestRequestWithoutCredentials: a request with neither an Authorization
+// header nor a SAS gets Azure's 401 NoAuthenticationInformation with the
+// verifier's challenge where a bearer token would sign it in (tokens
+// accepted, HTTPS, a version that takes tokens; the Java SDK's recording
+// TableAsyncClientTest.createTableWithMultipleTenants), and 403
+// AuthenticationFailed without a challenge everywhere else.
+func TestRequestWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	dev := auth.DevStoreAccount()
+	keysOnly, err := auth.NewVerifier([]auth.Account{dev}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withTokens, err := auth.NewVerifier([]auth.Account{dev}, nil, auth.WithTokens(tokenNeverAsked{t}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		v         *auth.Verifier
+		https     bool
+		version   string
+		challenge bool
+	}{
+		{"tokens, HTTPS", withTokens, true, "2020-12-06", true},
+		{"tokens, HTTPS, no version", withTokens, true, "", true},
+		{"tokens, HTTPS, first version with tokens", withTokens, true, "2017-11-09", true},
+		{"tokens, HTTPS, version before tokens", withTokens, true, "2017-07-29", false},
+		{"tokens, plain HTTP", withTokens, false, "2020-12-06", false},
+		{"keys and SAS only", keysOnly, true, "2020-12-06", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			if tc.version != "" {
+				h.Set("X-Ms-Version", tc.version)
+			}
+			_, err := tc.v.Authenticate(context.Background(), auth.Request{Account: devAccount, SignedPath: "/" + devAccount + "/Tables",
+				Query: url.Values{}, Method: http.MethodPost, Header: h, HTTPS: tc.https, Now: testNow})
+			ae, ok := apierr.As(err)
+			if !ok {
+				t.Fatalf("got %v", err)
+			}
+			if tc.challenge {
+				if ae.Code != apierr.NoAuthenticationInformation || ae.HTTPStatus() != http.StatusUnauthorized ||
+					ae.Challenge != neverAskedChallenge || ae.Detail != "" {
+					t.Errorf("got %d %s challenge %q detail %q", ae.HTTPStatus(), ae.Code, ae.Challenge, ae.Detail)
+				}
+				return
+			}
+			if ae.Code != apierr.AuthenticationFailed || ae.HTTPStatus() != http.StatusForbidden || ae.Challenge != "" {
+				t.Errorf("got %d %s challenge %q, want 403 AuthenticationFailed without one", ae.HTTPStatus(), ae.Code, ae.Challenge)
+			}
+		})
+	}
+}
+
 // TestBearerWithoutTokenRefusals: a Bearer header with nothing after the
 // scheme, or only spaces, is malformed (400 InvalidAuthenticationInfo, like
 // a Shared Key header without credentials) where tokens are accepted, and

@@ -141,9 +141,10 @@ func (v *Verifier) AccountName(name string) (string, bool) {
 // Authenticate checks the request's credentials: the Authorization header
 // when present (Shared Key, Shared Key Lite, or a bearer token when the
 // verifier was built WithTokens), otherwise a SAS token in the
-// query. It returns the authenticated principal, or an *apierr.Error. An
-// unsigned request is refused with 403 AuthenticationFailed: the Table
-// service has no anonymous access.
+// query. It returns the authenticated principal, or an *apierr.Error. The
+// Table service has no anonymous access: a request without credentials
+// gets Azure's bearer challenge where a token would sign it in, and 403
+// AuthenticationFailed elsewhere (noCredentials).
 func (v *Verifier) Authenticate(ctx context.Context, r Request) (*Principal, error) {
 	if r.Now.IsZero() {
 		r.Now = time.Now()
@@ -168,7 +169,7 @@ func (v *Verifier) Authenticate(ctx context.Context, r Request) (*Principal, err
 	if _, ok := r.Query["sig"]; ok {
 		return v.authenticateSAS(ctx, acct, &r)
 	}
-	return nil, authFailed("The request carries neither an Authorization header nor a shared access signature.")
+	return nil, v.noCredentials(&r)
 }
 
 // cutBearer splits "Bearer <token>"; the scheme name is case-insensitive

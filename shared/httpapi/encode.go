@@ -184,10 +184,18 @@ func appendTable(b []byte, level edm.Metadata, baseURL, account, name string, si
 	return append(b, '}')
 }
 
-// keyLiteral quotes a key as an OData string literal for a URL: quotes
-// doubled, then percent-encoded as a path segment.
+// keyLiteral quotes a key as an OData string literal for a URL, as Azure
+// writes it in odata.id, odata.editLink, Location and DataServiceId: the
+// key percent-encoded as a path segment, except its quotes, which are
+// doubled and written as they are, not as %27%27: the Java SDK's
+// recordings TableAsyncClientTest.getEntityWithSingleQuotesInPartitionKey
+// and submitTransactionAllActionsForEntitiesWithSingleQuotesInPartitionKey
+// (Azure/azure-sdk-for-java,
+// sdk/tables/azure-data-tables/src/test/resources/session-records). No
+// recording shows another character Azure leaves unescaped, so the others
+// stay percent-encoded.
 func keyLiteral(k string) string {
-	return "'" + url.PathEscape(strings.ReplaceAll(k, "'", "''")) + "'"
+	return "'" + strings.ReplaceAll(url.PathEscape(k), "%27", "''") + "'"
 }
 
 // entityLocation is the entity's URL, for Location and DataServiceId. A

@@ -2,28 +2,31 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/tablebridge/tablebridge/shared/model"
 )
 
 // TestEntityLocation checks the one-allocation Location builder against
-// the spelling it replaced (concatenation around keyLiteral), for keys that
-// take the unescaped fast path and keys that need quoting or escaping.
+// keyLiteral, for keys that take the unescaped fast path and keys that need
+// quoting or escaping, and keyLiteral against the spelling Azure writes:
+// quotes doubled and left as they are (the Java SDK's recording
+// TableAsyncClientTest.getEntityWithSingleQuotesInPartitionKey), the rest
+// percent-encoded as a path segment.
 func TestEntityLocation(t *testing.T) {
 	t.Parallel()
 	const base = "http://127.0.0.1:10002/devstoreaccount1"
-	for _, tt := range []struct{ name, pk, rk string }{
-		{"plain", "b0001-000042", "0000000123"},
-		{"unreserved marks", "a.b_c~d-e", "Z9"},
-		{"empty keys", "", ""},
-		{"quote doubled", "O'Brien", "it's"},
-		{"space and slash escaped", "a b", "c/d"},
-		{"reserved kept", "a:b@c=d&e+f$g", "h,i;j"},
-		{"non-ASCII", "Zürich", "日本"},
-		{"percent", "100%", "%41"},
+	for _, tt := range []struct{ name, pk, rk, literalPK string }{
+		{"plain", "b0001-000042", "0000000123", "'b0001-000042'"},
+		{"unreserved marks", "a.b_c~d-e", "Z9", "'a.b_c~d-e'"},
+		{"empty keys", "", "", "''"},
+		{"quote doubled", "O'Brien", "it's", "'O''Brien'"},
+		{"quotes only", "''", "'", "''''''"},
+		{"space and slash escaped", "a b", "c/d", "'a%20b'"},
+		{"reserved kept", "a:b@c=d&e+f$g", "h,i;j", "'a:b@c=d&e+f$g'"},
+		{"non-ASCII", "Zürich", "日本", "'Z%C3%BCrich'"},
+		{"percent", "100%", "%41", "'100%25'"},
+		{"an escaped quote is a key of its own", "%27", "'", "'%2527'"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &model.Entity{PartitionKey: tt.pk, RowKey: tt.rk}
@@ -31,8 +34,8 @@ func TestEntityLocation(t *testing.T) {
 			if got := entityLocation(base, "t1", e); got != want {
 				t.Errorf("entityLocation = %q, want %q", got, want)
 			}
-			if want := "'" + url.PathEscape(strings.ReplaceAll(tt.pk, "'", "''")) + "'"; keyLiteral(tt.pk) != want {
-				t.Errorf("keyLiteral(%q) = %q, want %q", tt.pk, keyLiteral(tt.pk), want)
+			if got := keyLiteral(tt.pk); got != tt.literalPK {
+				t.Errorf("keyLiteral(%q) = %q, want %q", tt.pk, got, tt.literalPK)
 			}
 		})
 	}

@@ -155,6 +155,9 @@ type call struct {
 	// written, for Options.Observe.
 	body     *countingBody
 	bytesOut int
+	// bodyDeadline is when reading the body must end (Limits.BodyTimeout);
+	// zero when it is not bounded here.
+	bodyDeadline time.Time
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -174,10 +177,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var resp *response
 	if err == nil {
 		defer release()
-		h.startBodyDeadline(w, r)
+		h.startBodyDeadline(c)
 		resp, err = h.serve(c)
 		refused = ""
 	}
+	// An error may come before the body is read: its answer must reach a
+	// client still sending (drain.go). A request refused by admission is
+	// not drained, which would take the slot it was refused.
+	drain := err != nil && refused == "" && h.willDrain(c)
 	h.startWriteDeadline(w)
 	if err == nil {
 		var releaseAnswer func()
@@ -205,6 +212,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case clientCancelled(c.r):
 		h.log.Info("request cancelled by the client", "requestId", c.requestID, "account", c.account,
 			"operation", c.op, "table", c.res.table)
+	}
+	if drain {
+		h.drain(c)
 	}
 }
 

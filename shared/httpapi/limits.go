@@ -156,11 +156,12 @@ func (h *Handler) admitAnswer(resp *response) (release func(), err error) {
 	}, nil
 }
 
-// startBodyDeadline bounds the time left to read r's body.
-func (h *Handler) startBodyDeadline(w http.ResponseWriter, r *http.Request) {
-	if d := h.opts.Limits.BodyTimeout; d > 0 && r.Body != nil && r.Body != http.NoBody {
+// startBodyDeadline bounds the time left to read c's body.
+func (h *Handler) startBodyDeadline(c *call) {
+	if d := h.opts.Limits.BodyTimeout; d > 0 && c.r.Body != nil && c.r.Body != http.NoBody {
+		c.bodyDeadline = time.Now().Add(d)
 		// ErrNotSupported (Lambda, recorders) leaves the transport's limits.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+		_ = http.NewResponseController(c.w).SetReadDeadline(c.bodyDeadline)
 	}
 }
 

@@ -39,6 +39,7 @@ const (
 	contentTypeJSONNone    = "application/json;odata=nometadata;streaming=true;charset=utf-8"
 	contentTypeJSONFull    = "application/json;odata=fullmetadata;streaming=true;charset=utf-8"
 	contentTypeXML         = "application/xml"
+	contentTypeJSON        = "application/json"
 )
 
 func jsonContentType(level edm.Metadata) string {
@@ -172,15 +173,25 @@ func (h *Handler) writeError(c *call, err error) (int, apierr.Code) {
 		hd["Www-Authenticate"] = []string{ae.Challenge}
 	}
 	msg := ae.Text() + "\nRequestId:" + c.requestID + "\nTime:" + c.now.Format("2006-01-02T15:04:05.0000000Z")
+	// A request without credentials is answered before the request is
+	// read as OData: plain application/json whatever it accepts, and no
+	// Preference-Applied though it asked for no content (the Java SDK's
+	// recording TableAsyncClientTest.createTableWithMultipleTenants, and the
+	// .NET SDK's EnableTenantDiscoveryLiveTests(StorageAAD)/EnableTenantDiscoveryDoesNotFailAuth).
+	unauthenticated := ae.Code == apierr.NoAuthenticationInformation
 	var body []byte
-	if c.xml {
+	switch {
+	case c.xml:
 		hd["Content-Type"] = []string{contentTypeXML}
 		body = appendXMLError(nil, ae.Code, msg)
-	} else {
+	case unauthenticated:
+		hd["Content-Type"] = []string{contentTypeJSON}
+		body = appendJSONError(nil, ae.Code, msg)
+	default:
 		hd["Content-Type"] = []string{errorContentType(c)}
 		body = appendJSONError(nil, ae.Code, msg)
 	}
-	if preferenceAppliesOnError(c) {
+	if !unauthenticated && preferenceAppliesOnError(c) {
 		hd["Preference-Applied"] = []string{"return-no-content"}
 	}
 	hd["Content-Length"] = []string{strconv.Itoa(len(body))}

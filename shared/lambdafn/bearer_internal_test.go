@@ -113,7 +113,7 @@ func TestBearerTokenEvents(t *testing.T) {
 	}
 	writer := token(testissuer.Claims{"oid": "env-writer"})
 	reader := token(testissuer.Claims{"groups": []string{"readers"}})
-	challenge := "Bearer authorization_uri=" + iss.URL + "/authorize resource_id=api://tablebridge"
+	challenge := "Bearer authorization_uri=" + iss.URL + " resource_id=api://tablebridge"
 
 	tests := []struct {
 		name                 string

@@ -81,6 +81,10 @@ const (
 	// delete: stored and billed, but never read, since a table created
 	// again under the name has a new id.
 	EnvPurgeGrace = "TABLEBRIDGE_PURGE_GRACE"
+	// EnvPurgeRate is how many items a second the purge function deletes,
+	// for the deployment (dynamostore.Options.PurgeRate; default 4,000);
+	// template.yaml's PurgeRate parameter sets it.
+	EnvPurgeRate = "TABLEBRIDGE_PURGE_RATE"
 	// EnvLogLevel is debug, info (the default), warn or error.
 	EnvLogLevel = "TABLEBRIDGE_LOG_LEVEL"
 	// envLambdaLogLevel is Lambda's own log level setting (advanced logging
@@ -103,7 +107,9 @@ type Config struct {
 	Protection dynamostore.Protection
 	// PurgeGrace is EnvPurgeGrace; zero for the store's default.
 	PurgeGrace time.Duration
-	LogLevel   slog.Level
+	// PurgeRate is EnvPurgeRate; zero for the store's default.
+	PurgeRate int
+	LogLevel  slog.Level
 	// OAuth configures bearer tokens; nil when EnvOAuthIssuers is empty.
 	// Its Roles are completed at init from the keys secret.
 	OAuth *oauth.Config
@@ -142,6 +148,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q: want a positive duration such as 1m or 24h", EnvPurgeGrace, v))
 		}
 		c.PurgeGrace = d
+	}
+	if v := strings.TrimSpace(getenv(EnvPurgeRate)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: want a positive number of items a second", EnvPurgeRate, v))
+		}
+		c.PurgeRate = n
 	}
 	if c.TablePrefix == "" {
 		errs = append(errs, fmt.Errorf("%s is not set", EnvTablePrefix))

@@ -83,11 +83,18 @@ type functions struct {
 
 func newFunctions(t testing.TB, st store.Store) *functions {
 	t.Helper()
+	return newFunctionsWithTokens(t, st, nil)
+}
+
+// newFunctionsWithTokens is newFunctions with bearer tokens accepted as
+// tokens verifies them (nil: refused).
+func newFunctionsWithTokens(t testing.TB, st store.Store, tokens auth.TokenVerifier) *functions {
+	t.Helper()
 	fs := &functions{byName: map[string]*lambdafn.Handler{}, log: &logBuffer{}}
 	logger := slog.New(lambdafn.NewLogHandler(slog.NewJSONHandler(fs.log, nil)))
 	for _, fn := range deploy.Functions() {
 		h, err := lambdafn.NewHandler(fn, st, []auth.Account{auth.DevStoreAccount()},
-			httpapi.Options{Logger: logger.With("function", fn.Name), LogRequests: true})
+			httpapi.Options{Logger: logger.With("function", fn.Name), LogRequests: true, Tokens: tokens})
 		if err != nil {
 			t.Fatal(err)
 		}

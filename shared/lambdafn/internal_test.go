@@ -98,8 +98,8 @@ func TestMeterCapacity(t *testing.T) {
 	if !strings.Contains(lastBody, `"ReturnConsumedCapacity":"TOTAL"`) {
 		t.Errorf("request body %s", lastBody)
 	}
-	if units, calls := capacityFrom(ctx).total(); units != 1 || calls != 2 {
-		t.Errorf("meter = %v units over %d calls, want 1 over 2", units, calls)
+	if read, write, calls := capacityFrom(ctx).total(); read != 1 || write != 0 || calls != 2 {
+		t.Errorf("meter = %v read and %v write units over %d calls, want 1 read over 2", read, write, calls)
 	}
 }
 
@@ -107,26 +107,27 @@ func TestConsumedUnitsOfEveryOutput(t *testing.T) {
 	one := &types.ConsumedCapacity{CapacityUnits: aws.Float64(1.5)}
 	two := []types.ConsumedCapacity{{CapacityUnits: aws.Float64(2)}, {CapacityUnits: aws.Float64(0.5)}, {}}
 	tests := []struct {
-		name string
-		in   any
-		out  any
-		want float64
+		name  string
+		in    any
+		out   any
+		want  float64
+		write bool
 	}{
-		{"GetItem", &dynamodb.GetItemInput{}, &dynamodb.GetItemOutput{ConsumedCapacity: one}, 1.5},
-		{"PutItem", &dynamodb.PutItemInput{}, &dynamodb.PutItemOutput{ConsumedCapacity: one}, 1.5},
-		{"UpdateItem", &dynamodb.UpdateItemInput{}, &dynamodb.UpdateItemOutput{ConsumedCapacity: one}, 1.5},
-		{"DeleteItem", &dynamodb.DeleteItemInput{}, &dynamodb.DeleteItemOutput{ConsumedCapacity: one}, 1.5},
-		{"Query", &dynamodb.QueryInput{}, &dynamodb.QueryOutput{ConsumedCapacity: one}, 1.5},
-		{"Scan", &dynamodb.ScanInput{}, &dynamodb.ScanOutput{ConsumedCapacity: one}, 1.5},
-		{"TransactWriteItems", &dynamodb.TransactWriteItemsInput{}, &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: two}, 2.5},
-		{"TransactGetItems", &dynamodb.TransactGetItemsInput{}, &dynamodb.TransactGetItemsOutput{ConsumedCapacity: two}, 2.5},
-		{"DescribeTable is not metered", &dynamodb.DescribeTableInput{}, &dynamodb.DescribeTableOutput{}, 0},
+		{"GetItem", &dynamodb.GetItemInput{}, &dynamodb.GetItemOutput{ConsumedCapacity: one}, 1.5, false},
+		{"PutItem", &dynamodb.PutItemInput{}, &dynamodb.PutItemOutput{ConsumedCapacity: one}, 1.5, true},
+		{"UpdateItem", &dynamodb.UpdateItemInput{}, &dynamodb.UpdateItemOutput{ConsumedCapacity: one}, 1.5, true},
+		{"DeleteItem", &dynamodb.DeleteItemInput{}, &dynamodb.DeleteItemOutput{ConsumedCapacity: one}, 1.5, true},
+		{"Query", &dynamodb.QueryInput{}, &dynamodb.QueryOutput{ConsumedCapacity: one}, 1.5, false},
+		{"Scan", &dynamodb.ScanInput{}, &dynamodb.ScanOutput{ConsumedCapacity: one}, 1.5, false},
+		{"TransactWriteItems", &dynamodb.TransactWriteItemsInput{}, &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: two}, 2.5, true},
+		{"TransactGetItems", &dynamodb.TransactGetItemsInput{}, &dynamodb.TransactGetItemsOutput{ConsumedCapacity: two}, 2.5, false},
+		{"DescribeTable is not metered", &dynamodb.DescribeTableInput{}, &dynamodb.DescribeTableOutput{}, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			askForCapacity(tc.in)
-			if got := consumedUnits(tc.out); got != tc.want {
-				t.Errorf("units = %v, want %v", got, tc.want)
+			if got, write := consumedUnits(tc.out); got != tc.want || write != tc.write {
+				t.Errorf("units = %v (write %t), want %v (write %t)", got, write, tc.want, tc.write)
 			}
 			if _, isDescribe := tc.in.(*dynamodb.DescribeTableInput); !isDescribe &&
 				!strings.Contains(strings.ToUpper(fmtInput(tc.in)), "TOTAL") {

@@ -31,24 +31,29 @@ func withGatewayContext(ctx context.Context, apiRequestID string) context.Contex
 type capacityKey struct{}
 
 // capacityMeter sums the capacity units of the DynamoDB calls of one
-// request. The store may call DynamoDB from several goroutines.
+// request, read and write apart (they are billed apart). The store may
+// call DynamoDB from several goroutines.
 type capacityMeter struct {
-	mu    sync.Mutex
-	units float64
-	calls int
+	mu          sync.Mutex
+	read, write float64
+	calls       int
 }
 
-func (m *capacityMeter) add(units float64) {
+func (m *capacityMeter) add(units float64, write bool) {
 	m.mu.Lock()
-	m.units += units
+	if write {
+		m.write += units
+	} else {
+		m.read += units
+	}
 	m.calls++
 	m.mu.Unlock()
 }
 
-func (m *capacityMeter) total() (float64, int) {
+func (m *capacityMeter) total() (read, write float64, calls int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.units, m.calls
+	return m.read, m.write, m.calls
 }
 
 func withCapacityMeter(ctx context.Context) context.Context {
@@ -108,7 +113,9 @@ func askForCapacity(params any) {
 	}
 }
 
-func consumedUnits(result any) float64 {
+// consumedUnits is the capacity a call's answer reports, and whether it
+// was a write's.
+func consumedUnits(result any) (float64, bool) {
 	one := func(c *types.ConsumedCapacity) float64 {
 		if c == nil || c.CapacityUnits == nil {
 			return 0
@@ -124,23 +131,23 @@ func consumedUnits(result any) float64 {
 	}
 	switch out := result.(type) {
 	case *dynamodb.GetItemOutput:
-		return one(out.ConsumedCapacity)
+		return one(out.ConsumedCapacity), false
 	case *dynamodb.PutItemOutput:
-		return one(out.ConsumedCapacity)
+		return one(out.ConsumedCapacity), true
 	case *dynamodb.UpdateItemOutput:
-		return one(out.ConsumedCapacity)
+		return one(out.ConsumedCapacity), true
 	case *dynamodb.DeleteItemOutput:
-		return one(out.ConsumedCapacity)
+		return one(out.ConsumedCapacity), true
 	case *dynamodb.QueryOutput:
-		return one(out.ConsumedCapacity)
+		return one(out.ConsumedCapacity), false
 	case *dynamodb.ScanOutput:
-		return one(out.ConsumedCapacity)
+		return one(out.ConsumedCapacity), false
 	case *dynamodb.TransactWriteItemsOutput:
-		return many(out.ConsumedCapacity)
+		return many(out.ConsumedCapacity), true
 	case *dynamodb.TransactGetItemsOutput:
-		return many(out.ConsumedCapacity)
+		return many(out.ConsumedCapacity), false
 	}
-	return 0
+	return 0, false
 }
 
 // logHandler adds the Lambda and API Gateway request ids and the consumed
@@ -149,7 +156,8 @@ type logHandler struct{ slog.Handler }
 
 // NewLogHandler wraps next so that every record logged with a request's
 // context carries lambdaRequestId, apiRequestId and, once the request
-// called DynamoDB, consumedCapacity (units) and dynamodbCalls.
+// called DynamoDB, consumedCapacity (units; readCapacity and writeCapacity
+// apart) and dynamodbCalls.
 func NewLogHandler(next slog.Handler) slog.Handler { return logHandler{next} }
 
 func (h logHandler) Handle(ctx context.Context, r slog.Record) error {
@@ -160,8 +168,9 @@ func (h logHandler) Handle(ctx context.Context, r slog.Record) error {
 		r.AddAttrs(slog.String("apiRequestId", id))
 	}
 	if m := capacityFrom(ctx); m != nil {
-		if units, calls := m.total(); calls > 0 {
-			r.AddAttrs(slog.Float64("consumedCapacity", units), slog.Int("dynamodbCalls", calls))
+		if read, write, calls := m.total(); calls > 0 {
+			r.AddAttrs(slog.Float64("consumedCapacity", read+write), slog.Float64("readCapacity", read),
+				slog.Float64("writeCapacity", write), slog.Int("dynamodbCalls", calls))
 		}
 	}
 	return h.Handler.Handle(ctx, r)

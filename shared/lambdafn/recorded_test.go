@@ -24,7 +24,10 @@ import (
 //     (test_table_entity.test_get_entity_with_select.yaml);
 //   - an empty changeset;
 //   - Create Table's 201 without DataServiceId (azure-sdk-for-net
-//     sdk/tables/Azure.Data.Tables/tests/SessionRecords/TableServiceClientLiveTests/GetTablesReturnsTablesWithFilter.json).
+//     sdk/tables/Azure.Data.Tables/tests/SessionRecords/TableServiceClientLiveTests/GetTablesReturnsTablesWithFilter.json);
+//   - a key's quotes doubled and unescaped in odata.editLink (azure-sdk-for-java
+//     sdk/tables/azure-data-tables/src/test/resources/session-records/TableAsyncClientTest.getEntityWithSingleQuotesInPartitionKey.json;
+//     internal/testserver's JavaRecorded group).
 func TestAzureRecordedOnLambda(t *testing.T) {
 	fs := newFunctions(t, openBolt(t))
 	createTable(t, fs, "recorded")
@@ -67,6 +70,9 @@ func TestAzureRecordedOnLambda(t *testing.T) {
 		{"CreateTableWithContent", req{method: http.MethodPost, path: "/Tables", body: `{"TableName":"recordedtwo"}`,
 			header: map[string]string{"Content-Type": "application/json"}},
 			http.StatusCreated, "", "", "Dataserviceid", `"TableName":"recordedtwo"`},
+		{"QuoteInKey", req{method: http.MethodPost, path: "/recorded", body: `{"PartitionKey":"partition'key604293","RowKey":"r"}`,
+			query: url.Values{"$format": {"application/json;odata=fullmetadata"}}, header: map[string]string{"Content-Type": "application/json"}},
+			http.StatusCreated, "", "", "", `"odata.editLink":"recorded(PartitionKey='partition''key604293',RowKey='r')"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := fs.do(t, newRequest(t, tc.r), stageOpts())

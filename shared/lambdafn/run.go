@@ -165,7 +165,7 @@ func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Accou
 // `tablebridge serve -store dynamodb` builds them from its flags.
 func (c Config) storeSettings() dynamostore.Settings {
 	return dynamostore.Settings{Endpoint: c.DynamoDBEndpoint, TablePrefix: c.TablePrefix, CatalogTable: c.CatalogTable,
-		SharedTable: c.SharedTable, Layout: c.DynamoDBLayout, Protection: c.Protection, PurgeGrace: c.PurgeGrace,
+		SharedTable: c.SharedTable, Layout: c.DynamoDBLayout, Protection: c.Protection, PurgeGrace: c.PurgeGrace, PurgeRate: c.PurgeRate,
 		// Each execution environment caches look-ups of its own: confirm
 		// them, so a table deleted elsewhere is missing at once.
 		ConfirmTable: true}

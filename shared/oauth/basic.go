@@ -29,8 +29,12 @@ func NewBasic(cfg *Config) (*Basic, error) {
 }
 
 // defaultChallenge names the multi-tenant authority when the token says
-// nothing usable about its tenant.
-var defaultChallenge = entraChallenge("login.microsoftonline.com", "common")
+// nothing usable about its tenant, and answers requests without
+// credentials: basic mode takes tokens of every tenant.
+var defaultChallenge = bearerChallenge(entraAuthorizeURI("login.microsoftonline.com", "common"), StorageAudience)
+
+// Challenge implements auth.TokenVerifier.
+func (b *Basic) Challenge() string { return defaultChallenge }
 
 // VerifyToken implements auth.TokenVerifier.
 func (b *Basic) VerifyToken(_ context.Context, token string, r *auth.Request) (*auth.TokenGrant, error) {
@@ -41,7 +45,7 @@ func (b *Basic) VerifyToken(_ context.Context, token string, r *auth.Request) (*
 	challenge := defaultChallenge
 	loginHost, tenant, entra := entraIssuer(cl.Issuer)
 	if entra {
-		challenge = entraChallenge(loginHost, tenant)
+		challenge = bearerChallenge(entraAuthorizeURI(loginHost, tenant), StorageAudience)
 	}
 	if reason := cl.check(now(r), storageAudiences(r.Account, r.Endpoint)); reason != "" {
 		return nil, auth.BearerError(challenge, reason)

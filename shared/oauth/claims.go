@@ -221,7 +221,14 @@ func isGUID(s string) bool {
 	return true
 }
 
-// entraChallenge is Azure's WWW-Authenticate value for a tenant.
-func entraChallenge(loginHost, tenant string) string {
-	return "Bearer authorization_uri=https://" + loginHost + "/" + tenant + "/oauth2/authorize resource_id=" + StorageAudience
+// bearerChallenge is Azure's WWW-Authenticate value: where to sign in, and
+// the resource a token must be for.
+func bearerChallenge(authorizationURI, resource string) string {
+	return "Bearer authorization_uri=" + authorizationURI + " resource_id=" + resource
+}
+
+// entraAuthorizeURI is a Microsoft Entra tenant's authorize endpoint, as
+// Azure names it in its challenge.
+func entraAuthorizeURI(loginHost, tenant string) string {
+	return "https://" + loginHost + "/" + tenant + "/oauth2/authorize"
 }

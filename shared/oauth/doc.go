@@ -27,6 +27,11 @@
 // Audience did not match.", "Issuer validation failed. Issuer did not
 // match.", "Lifetime validation failed. The token is expired.", ...) and
 // "WWW-Authenticate: Bearer authorization_uri=https://login.microsoftonline.com/<tenant>/oauth2/authorize resource_id=https://storage.azure.com".
+// The same challenge (Challenge) answers a request without credentials,
+// so that clients can discover the tenant and resource: an Entra issuer is
+// named by its tenant's authorize endpoint, another OIDC issuer by its
+// identifier, and the resource is the first configured audience or the
+// storage resource.
 //
 // What a token may do is configuration (Config.Roles): role assignments
 // that match a claim of the token (oid, sub, appid, groups, roles, or any

@@ -45,11 +45,13 @@ const DefaultKeyRefresh = 10 * time.Second
 type issuer struct {
 	url string
 
-	mu        sync.Mutex
-	verifier  *oidc.IDTokenVerifier
+	// challenge is the WWW-Authenticate value of this issuer's refusals.
 	challenge string
-	failedAt  time.Time
-	failure   error
+
+	mu       sync.Mutex
+	verifier *oidc.IDTokenVerifier
+	failedAt time.Time
+	failure  error
 }
 
 // rediscoverAfter spaces discovery attempts after a failure, so a down
@@ -78,14 +80,22 @@ func NewVerified(cfg *Config, opts VerifiedOptions) (*Verified, error) {
 	}
 	v := &Verified{cfg: cfg, client: client, refresh: refresh, issuers: make(map[string]*issuer), now: time.Now}
 	for _, u := range cfg.Issuers {
-		is := &issuer{url: u, challenge: "Bearer authorization_uri=" + u + " resource_id=" + v.resourceID()}
+		// An Entra tenant is named as Azure names it, by its authorize
+		// endpoint. Another issuer is named by its identifier, whose
+		// discovery document gives its endpoints: the same answer from the
+		// first request on, on every front door, discovered yet or not.
+		is := &issuer{url: u, challenge: bearerChallenge(u, v.resourceID())}
 		if host, tenant, ok := entraIssuer(u); ok {
-			is.challenge = entraChallenge(host, tenant)
+			is.challenge = bearerChallenge(entraAuthorizeURI(host, tenant), v.resourceID())
 		}
 		v.issuers[u] = is
 	}
 	return v, nil
 }
+
+// Challenge implements auth.TokenVerifier: the first configured issuer's
+// challenge, the one a token of no configured issuer gets too.
+func (v *Verified) Challenge() string { return v.first().challenge }
 
 // resourceID is the audience a client should ask a token for.
 func (v *Verified) resourceID() string {
@@ -131,9 +141,6 @@ func (is *issuer) get(ctx context.Context, v *Verified) (*oidc.IDTokenVerifier, 
 		is.failure, is.failedAt = fmt.Errorf("oauth: issuer %s publishes no jwks_uri", is.url), time.Now()
 		return nil, is.failure
 	}
-	if _, _, entra := entraIssuer(is.url); !entra && p.Endpoint().AuthURL != "" {
-		is.challenge = "Bearer authorization_uri=" + p.Endpoint().AuthURL + " resource_id=" + v.resourceID()
-	}
 	keys := &keySet{url: meta.JWKSURL, client: v.client, refresh: v.refresh, now: v.now}
 	// Without keys no token can be judged: like a failed discovery, a 503
 	// the client retries, not a 401 for every token.
@@ -151,12 +158,6 @@ func (is *issuer) get(ctx context.Context, v *Verified) (*oidc.IDTokenVerifier, 
 	return is.verifier, nil
 }
 
-func (is *issuer) currentChallenge() string {
-	is.mu.Lock()
-	defer is.mu.Unlock()
-	return is.challenge
-}
-
 // first is the first configured issuer, whose challenge a token of no
 // configured issuer gets.
 func (v *Verified) first() *issuer { return v.issuers[v.cfg.Issuers[0]] }
@@ -165,11 +166,11 @@ func (v *Verified) first() *issuer { return v.issuers[v.cfg.Issuers[0]] }
 func (v *Verified) VerifyToken(ctx context.Context, token string, r *auth.Request) (*auth.TokenGrant, error) {
 	unverified, err := parseUnverified(token)
 	if err != nil {
-		return nil, auth.BearerError(v.first().currentChallenge(), reasonMalformed)
+		return nil, auth.BearerError(v.Challenge(), reasonMalformed)
 	}
 	is, ok := v.issuers[unverified.Issuer]
 	if !ok {
-		return nil, auth.BearerError(v.first().currentChallenge(), reasonIssuer)
+		return nil, auth.BearerError(v.Challenge(), reasonIssuer)
 	}
 	verifier, err := is.get(ctx, v)
 	if err != nil {
@@ -185,7 +186,7 @@ func (v *Verified) VerifyToken(ctx context.Context, token string, r *auth.Reques
 			// retryable, and no verdict on the token.
 			return nil, &apierr.Error{Code: apierr.ServerBusy, Detail: "The token issuer's signing keys did not arrive in time.", Err: err}
 		}
-		return nil, auth.BearerError(is.currentChallenge(), reasonSignature)
+		return nil, auth.BearerError(is.challenge, reasonSignature)
 	}
 	cl := unverified
 	audiences := v.cfg.Audiences
@@ -193,7 +194,7 @@ func (v *Verified) VerifyToken(ctx context.Context, token string, r *auth.Reques
 		audiences = storageAudiences(r.Account, r.Endpoint)
 	}
 	if reason := cl.check(now(r), audiences); reason != "" {
-		return nil, auth.BearerError(is.currentChallenge(), reason)
+		return nil, auth.BearerError(is.challenge, reason)
 	}
 	return v.cfg.grant(cl, r.Account, false), nil
 }

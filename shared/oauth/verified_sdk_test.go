@@ -162,7 +162,7 @@ func testVerifiedMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 		}
 	})
 
-	challenge := "Bearer authorization_uri=" + iss.URL + "/authorize resource_id=api://tablebridge"
+	challenge := "Bearer authorization_uri=" + iss.URL + " resource_id=api://tablebridge"
 	forged := testissuer.NewKey(t, jose.RS256)
 	forged.ID = rsa1.ID
 	stranger := testissuer.New(t, testissuer.NewKey(t, jose.RS256))

@@ -2,7 +2,9 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -51,9 +53,11 @@ func tableKey(account, table string) item {
 	return catalogKey(account, tableKeyPrefix+strings.ToLower(table))
 }
 
-// GetTable returns the table's info from the catalog: one consistent GetItem.
+// GetTable returns the table's info from the catalog: one consistent
+// GetItem, of one of the entry's copies with a shared table (copies.go),
+// since stored access policies are read with every request that names one.
 func (s *Store) GetTable(ctx context.Context, account, table string) (store.TableInfo, error) {
-	it, err := s.readEntry(ctx, "get table", account, table)
+	it, err := s.readTableEntry(ctx, "get table", account, table)
 	if err != nil {
 		return store.TableInfo{}, err
 	}
@@ -99,19 +103,39 @@ func (s *Store) catalogErr(ctx context.Context, op string, err error) error {
 	if !isTableMissing(err) {
 		return mapErr(op, err)
 	}
-	name := s.opts.CatalogTable
+	return s.lostTable(ctx, op, s.opts.CatalogTable, "the list of tables")
+}
+
+// sharedTableErr is what an entity operation on the shared table answers
+// when DynamoDB says the shared table itself is missing: a broken
+// deployment, as for the catalog (catalogErr), not a missing Azure table.
+// A DynamoDB Local restarted in memory loses both, and with
+// Options.RecreateCatalog both come back empty, whichever a request meets
+// first.
+func (s *Store) sharedTableErr(ctx context.Context, loc location, err error) error {
+	if !loc.shared() || loc.table != s.opts.SharedTable || !errors.Is(err, store.ErrTableNotFound) {
+		return err
+	}
+	return s.lostTable(ctx, "entity operation", s.opts.SharedTable, "every table's entities")
+}
+
+// lostTable is the answer to a request that found one of the deployment's
+// own DynamoDB tables (the catalog, the shared table) missing: 503 with
+// what to do; with Options.RecreateCatalog, both are created again, empty,
+// as New does at first start.
+func (s *Store) lostTable(ctx context.Context, op, name, holds string) error {
 	if !s.opts.RecreateCatalog {
-		return fmt.Errorf("dynamostore: %s: the catalog table %s does not exist: DynamoDB lost it (deleted, or restored or restarted empty). "+
+		return fmt.Errorf("dynamostore: %s: the table %s does not exist: DynamoDB lost it (deleted, or restored or restarted empty), and %s with it. "+
 			"Restore it (point-in-time recovery), or redeploy the stack to create it empty; requests succeed again once it is back: %w",
-			op, name, store.ErrUnavailable)
+			op, name, holds, store.ErrUnavailable)
 	}
 	s.recreating.Lock()
 	defer s.recreating.Unlock()
-	if cerr := s.ensureCatalog(ctx); cerr != nil {
-		return fmt.Errorf("dynamostore: %s: the catalog table %s does not exist, and re-creating it failed: %w", op, name, cerr)
+	if err := s.ensureDeploymentTables(ctx); err != nil {
+		return fmt.Errorf("dynamostore: %s: the table %s does not exist, and re-creating it failed: %w", op, name, err)
 	}
-	return fmt.Errorf("dynamostore: %s: the catalog table %s did not exist (DynamoDB lost it, and the list of tables with it); "+
-		"it has been re-created empty, as at first start: %w", op, name, store.ErrUnavailable)
+	return fmt.Errorf("dynamostore: %s: the table %s did not exist (DynamoDB lost it, and %s with it); "+
+		"it has been re-created empty, as at first start: %w", op, name, holds, store.ErrUnavailable)
 }
 
 // QueryTables lists an account's active tables in lower-cased name order:
@@ -195,8 +219,12 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 }
 
 // SetTableACL replaces the table's stored access policies: one conditional
-// UpdateItem on the catalog.
+// UpdateItem on the catalog, or with a shared table, one transaction that
+// writes the entry and its copies (setTableACLWithCopies).
 func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
+	if s.opts.SharedTable != "" {
+		return s.setTableACLWithCopies(ctx, account, table, acl)
+	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.opts.CatalogTable),
 		Key:                      tableKey(account, table),
@@ -221,6 +249,62 @@ func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []mo
 		return s.catalogErr(ctx, "set table ACL", err)
 	}
 	return nil
+}
+
+// entryWriteAttempts bounds the read-and-write rounds of a change to a
+// table's entry that other writers keep changing.
+const entryWriteAttempts = 3
+
+// setTableACLWithCopies replaces the stored access policies of the entry
+// as read, in one transaction with its copies, conditioned on the entry
+// being unchanged since; a change meanwhile makes it read again.
+func (s *Store) setTableACLWithCopies(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
+	for range entryWriteAttempts {
+		it, err := s.readEntry(ctx, "set table ACL", account, table)
+		if err != nil {
+			return err
+		}
+		if it == nil || stringAttr(it, catState) != stateActive {
+			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+		}
+		next := maps.Clone(it)
+		delete(next, catACL)
+		if len(acl) > 0 {
+			next[catACL] = encodeACL(acl)
+		}
+		next[catRev] = str(newGen())
+		err = s.replaceEntry(ctx, "set table ACL", account, table, it, next)
+		if _, changed := cancelledOnCondition(err, 0); !changed {
+			return err
+		}
+	}
+	return fmt.Errorf("dynamostore: set table ACL of %q: the table's entry kept changing: %w", table, store.ErrBusy)
+}
+
+// replaceEntry writes next in place of a table's entry old (as read) and
+// its copies, in one transaction conditioned on old being unchanged, plus
+// any other actions. A cancelled transaction comes back as DynamoDB's
+// error (cancelledOnCondition(err, 0) tells a changed entry).
+func (s *Store) replaceEntry(ctx context.Context, op, account, table string, old, next item, other ...types.TransactWriteItem) error {
+	cond, names, values := entryUnchanged(old)
+	actions := append([]types.TransactWriteItem{{Put: &types.Put{
+		TableName:                 aws.String(s.opts.CatalogTable),
+		Item:                      next,
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}}}, other...)
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: append(actions, s.copyPuts(account, table, next)...)}
+	s.cache.drop(account, table)
+	err := s.catalogWrite(ctx, op, func(cctx context.Context, opt func(*dynamodb.Options)) error {
+		_, err := s.db.TransactWriteItems(cctx, in, opt)
+		return err
+	})
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) && !cancelledByConditions(tce) {
+		return mapErr(op, err)
+	}
+	return err
 }
 
 // ACL policies are stored as a list of maps with the Azure element names;

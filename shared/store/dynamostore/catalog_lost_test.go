@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -113,5 +114,73 @@ func TestCreateTableCatalogWritesAreIdempotent(t *testing.T) {
 	// Another creator's claim on the name is still a conflict.
 	if claimed, _, err := s.claimTable(ctx, "acct", "Retried", phys, "marker-2"); claimed || !errors.Is(err, store.ErrTableExists) {
 		t.Fatalf("a second creator: %t, %v", claimed, err)
+	}
+}
+
+// deleteTable deletes a DynamoDB table behind the store's back and waits
+// until it is gone.
+func deleteTable(t *testing.T, name string) {
+	t.Helper()
+	ctx := dynamolocal.Context(t, testTimeout)
+	db := dynamolocal.Client(t)
+	if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
+		t.Fatal(err)
+	}
+	w := dynamodb.NewTableNotExistsWaiter(db)
+	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, testTimeout); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLostSharedTableRecreated: a DynamoDB Local restarted in memory loses
+// the catalog and the shared table. With RecreateCatalog (the local
+// server), whichever request meets the loss first, a catalog read or an
+// entity operation through a cached look-up, re-creates both and answers
+// 503, which the SDKs retry; then Create Table and the table's entities
+// work again, without a restart.
+func TestLostSharedTableRecreated(t *testing.T) {
+	t.Parallel()
+	for _, first := range []string{"CatalogRead", "EntityOperation"} {
+		t.Run(first, func(t *testing.T) {
+			t.Parallel()
+			s := newSharedStore(t, Options{RecreateCatalog: true, CatalogCacheTTL: time.Hour})
+			env := newEnv(t, s)
+			env.insert(newEntity("p", "before", nil)) // the look-up is cached from here on
+			deleteTable(t, s.opts.SharedTable)
+			deleteTable(t, s.opts.CatalogTable)
+
+			var err error
+			if first == "CatalogRead" {
+				_, err = s.QueryTables(env.ctx, env.account, store.TableQuery{})
+			} else {
+				_, err = s.GetEntity(env.ctx, env.account, env.table, "p", "before")
+			}
+			if !errors.Is(err, store.ErrUnavailable) || !strings.Contains(err.Error(), "re-created") {
+				t.Fatalf("%s after the loss: %v; want 503 saying what was re-created", first, err)
+			}
+			s.cache.drop(env.account, env.table)
+			if _, err := s.CreateTable(env.ctx, env.account, env.table); err != nil {
+				t.Fatalf("CreateTable after the re-creation: %v", err)
+			}
+			env.insert(newEntity("p", "after", nil))
+			if _, err := s.GetEntity(env.ctx, env.account, env.table, "p", "after"); err != nil {
+				t.Fatalf("the new table's entity: %v", err)
+			}
+		})
+	}
+}
+
+// TestLostSharedTableOnAWS: without RecreateCatalog (on AWS the shared
+// table is a stack resource), an entity operation that finds it missing
+// answers 503 naming it and what to do, not 404 TableNotFound: the Azure
+// table exists; the deployment lost its storage.
+func TestLostSharedTableOnAWS(t *testing.T) {
+	t.Parallel()
+	s := newSharedStore(t, Options{})
+	env := newEnv(t, s)
+	deleteTable(t, s.opts.SharedTable)
+	_, err := s.GetEntity(env.ctx, env.account, env.table, "p", "r")
+	if !errors.Is(err, store.ErrUnavailable) || !strings.Contains(err.Error(), s.opts.SharedTable) || !strings.Contains(err.Error(), "Restore it") {
+		t.Fatalf("GetEntity without the shared table: %v", err)
 	}
 }

@@ -34,32 +34,35 @@
 // and its hash key $s is a string, "<account>/<id>/<shard>", so each shard
 // of each Azure table is one index partition.
 //
-// Catalog: Create Table is one conditional PutItem of an active entry with
-// a fresh id, so two racing creates cannot both win, and nothing waits.
+// Catalog: Create Table is one conditional Put of an active entry with a
+// fresh id, so two racing creates cannot both win, and nothing waits.
 // Delete Table reads the entry and marks it deleted in one
 // TransactWriteItems that also adds a purge item; from then on Get Table,
 // Query Tables and every entity operation answer as for a missing table.
-// The purge (purge.go) deletes the items later, resumably and at
-// Options.PurgeRate, from a scheduled Lambda function on AWS and from the
-// server itself on `serve`. It costs a write unit per item (twice: the
+// Both write the entry's copies (copies.go) in the same transaction. The
+// purge (purge.go) deletes the items later, resumably, tables and shards in
+// parallel under Options.PurgeRate and Options.PurgeKeyRate, from a
+// scheduled Lambda function on AWS and from the server itself on `serve`,
+// then removes the tombstone. It costs a write unit per item (twice: the
 // index's copy too), where the per-table layout's DeleteTable is free.
 //
-// Look-ups: an entity operation must know its table's id. It reads the
-// catalog entry (one consistent GetItem) and keeps it for CatalogCacheTTL
-// (1 s), so a busy table costs one extra read a second per process and
-// each operation stays one DynamoDB request. This process's own Delete
-// Table drops the entry at once. Another process (another Lambda execution
+// Look-ups: an entity operation must know its table's id. It reads one of
+// the 16 copies of the table's catalog entry, each under a partition key
+// of its own (copies.go: no key carries more than a sixteenth of a table's
+// look-ups, and no two tables share one), with one consistent GetItem, and
+// keeps it for CatalogCacheTTL (1 s). This process's own Delete Table
+// drops the entry at once. Another process (another Lambda execution
 // environment) would serve a deleted table for up to the TTL, so with
 // Options.ConfirmTable (the functions set it) an operation started from
-// the cache reads the entry too, concurrently, and counts only if the
-// entry still names the same table (location.go, onTable). Two rules keep
-// the remaining window harmless: a deleted name is given out again only after the TTL plus
-// a second for clock differences (until then Create Table answers 409
-// TableBeingDeleted, as Azure does for about 40 s after a delete; the id
-// would allow re-creating at once, but a process still holding the old id
-// could then write to it after the client saw the new table), and the
-// purge starts only PurgeGrace (1 minute) after the delete, so no write
-// sent just before it lands behind the purge.
+// the cache reads a copy too, concurrently, and counts only if it still
+// names the same table (location.go, onTable). Two rules keep the
+// remaining window harmless: a deleted name is given out again only after
+// the TTL plus a second for clock differences (until then Create Table
+// answers 409 TableBeingDeleted, as Azure does for about 40 s after a
+// delete; the id would allow re-creating at once, but a process still
+// holding the old id could then write to it after the client saw the new
+// table), and the purge starts only PurgeGrace (1 minute) after the
+// delete, so no write sent just before it lands behind the purge.
 //
 // Throughput: every Azure table shares the one DynamoDB table's limits:
 // on demand, 40,000 read and 40,000 write units per second by default

@@ -28,8 +28,9 @@ import (
 type location struct {
 	table  string // the DynamoDB table
 	prefix string // shared layout: "<account>/<id>/"; "" in the per-table layout
-	// frozen: the table is being moved into the shared layout (move.go);
-	// writes answer store.ErrBusy until the move switches it over.
+	// frozen: the table is being moved into the shared layout (move.go)
+	// or restored (restore.go); writes answer store.ErrBusy until that
+	// ends.
 	frozen bool
 }
 
@@ -122,10 +123,10 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 		return err
 	}
 	if write && loc.frozen {
-		return fmt.Errorf("dynamostore: table %q is being moved to the shared table; writes resume when the move ends: %w", table, store.ErrBusy)
+		return fmt.Errorf("dynamostore: table %q is being moved to the shared table or restored; writes resume when that ends: %w", table, store.ErrBusy)
 	}
 	if !cached || !s.opts.ConfirmTable {
-		return op(loc)
+		return s.sharedTableErr(ctx, loc, op(loc))
 	}
 	type entry struct {
 		loc location
@@ -136,7 +137,7 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 		l, err := s.readLocation(ctx, account, table)
 		confirm <- entry{l, err}
 	}()
-	opErr := op(loc)
+	opErr := s.sharedTableErr(ctx, loc, op(loc))
 	fresh := <-confirm
 	switch {
 	case errors.Is(fresh.err, store.ErrTableNotFound):
@@ -157,7 +158,8 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 // locate finds where the table's entities live. Without a shared table every
 // Azure table is its own DynamoDB table, whose name follows from the table's
 // (no request, as before the shared layout existed). With one, the catalog
-// entry says: one consistent GetItem, cached for CatalogCacheTTL. A table
+// entry says: one consistent GetItem of one of its copies, cached for
+// CatalogCacheTTL. A table
 // missing from the catalog, or not active, is store.ErrTableNotFound.
 func (s *Store) locate(ctx context.Context, account, table string) (location, error) {
 	loc, _, err := s.locateCached(ctx, account, table)
@@ -177,9 +179,10 @@ func (s *Store) locateCached(ctx context.Context, account, table string) (locati
 	return loc, false, err
 }
 
-// readLocation reads the table's catalog entry and caches its location.
+// readLocation reads the table's catalog entry, from one of its copies
+// (copies.go), and caches its location.
 func (s *Store) readLocation(ctx context.Context, account, table string) (location, error) {
-	it, err := s.readEntry(ctx, "find table", account, table)
+	it, err := s.readTableEntry(ctx, "find table", account, table)
 	if err != nil {
 		return location{}, err
 	}
@@ -199,12 +202,12 @@ func (s *Store) readLocation(ctx context.Context, account, table string) (locati
 // shared layout existed) names its own DynamoDB table.
 func (s *Store) entryLocation(account, table string, it item) (location, error) {
 	phys := stringAttr(it, catPhysical)
-	frozen := stringAttr(it, catMoving) != ""
+	frozen := stringAttr(it, catMoving) != "" || stringAttr(it, catRestoring) != ""
 	if id := stringAttr(it, catID); id != "" {
 		if phys == "" {
 			return location{}, fmt.Errorf("%w: catalog entry of table %q has an id but no table", errCorrupt, table)
 		}
-		return location{table: phys, prefix: sharedPrefix(account, id)}, nil
+		return location{table: phys, prefix: sharedPrefix(account, id), frozen: frozen}, nil
 	}
 	if phys == "" {
 		var err error

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -26,8 +24,10 @@ import (
 //     CatalogCacheTTL) and no write sent before it is still on its way.
 //  2. Copy every item of the old table to the shared table under the new
 //     id, attribute for attribute (the keys gain the prefix, the order
-//     index attributes are computed again).
-//  3. Verify: read every old item again and compare it with its copy.
+//     index attributes are computed again): copy.go's parallel Scan and
+//     batched writes.
+//  3. Verify: read every old item again and compare it with its copy
+//     (copy.go, BatchGetItem).
 //  4. Switch, in one transaction: the entry names the shared table and the
 //     id, the freeze ends, and a purge item hands the old DynamoDB table to
 //     the purge.
@@ -48,8 +48,9 @@ type MoveReport struct {
 }
 
 // MoveToShared moves one Azure table of the per-table layout into the
-// shared table (see above). It needs Options.SharedTable.
-func (s *Store) MoveToShared(ctx context.Context, account, table string) (MoveReport, error) {
+// shared table (see above), at the pace opts sets. It needs
+// Options.SharedTable.
+func (s *Store) MoveToShared(ctx context.Context, account, table string, opts CopyOptions) (MoveReport, error) {
 	var rep MoveReport
 	if s.opts.SharedTable == "" {
 		return rep, errors.New("dynamostore: moving a table needs a shared table (Options.SharedTable)")
@@ -64,6 +65,9 @@ func (s *Store) MoveToShared(ctx context.Context, account, table string) (MoveRe
 	if stringAttr(it, catID) != "" {
 		return rep, nil
 	}
+	if stringAttr(it, catRestoring) != "" {
+		return rep, fmt.Errorf("dynamostore: table %q is being restored; move it once the restore is done: %w", table, store.ErrBusy)
+	}
 	old, err := s.entryLocation(account, table, it)
 	if err != nil {
 		return rep, err
@@ -73,7 +77,7 @@ func (s *Store) MoveToShared(ctx context.Context, account, table string) (MoveRe
 	frozeAt := time.Now()
 	if id == "" {
 		id = newGen()
-		if err := s.freeze(ctx, account, table, old.table, id); err != nil {
+		if it, err = s.freeze(ctx, account, table, it, id); err != nil {
 			return rep, err
 		}
 	}
@@ -82,39 +86,30 @@ func (s *Store) MoveToShared(ctx context.Context, account, table string) (MoveRe
 		return rep, err
 	}
 	dst := location{table: s.opts.SharedTable, prefix: sharedPrefix(account, id)}
-	n, err := s.copyItems(ctx, &old, &dst)
+	src := s.scanSource(old, true)
+	n, err := s.copyAndVerify(ctx, table, src, &dst, opts)
 	if err != nil {
 		return rep, err
 	}
-	if err := s.verifyCopy(ctx, &old, &dst); err != nil {
-		return rep, err
-	}
-	if err := s.switchToShared(ctx, account, table, old.table, id); err != nil {
+	if err := s.switchToShared(ctx, account, table, it); err != nil {
 		return rep, err
 	}
 	s.cache.drop(account, table)
-	rep.Items, rep.Moved, rep.Frozen = n, true, time.Since(frozeAt)
+	rep.Items, rep.Moved, rep.Frozen = int(n), true, time.Since(frozeAt)
 	return rep, nil
 }
 
-func (s *Store) freeze(ctx context.Context, account, table, phys, id string) error {
-	cctx, cancel := s.call(ctx)
-	defer cancel()
-	_, err := s.db.UpdateItem(cctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.opts.CatalogTable),
-		Key:                       tableKey(account, table),
-		UpdateExpression:          aws.String("SET #m = :id"),
-		ConditionExpression:       aws.String("#s = :active AND #p = :p AND attribute_not_exists(#id) AND attribute_not_exists(#m)"),
-		ExpressionAttributeNames:  map[string]string{"#m": catMoving, "#s": catState, "#p": catPhysical, "#id": catID},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":id": str(id), ":active": str(stateActive), ":p": str(phys)},
-	})
-	if _, ok := isConditionFailed(err); ok {
-		return fmt.Errorf("dynamostore: table %q changed while its move began; run the move again: %w", table, store.ErrBusy)
+// freeze marks the entry it (as read) moving to the id, with its copies,
+// and returns the entry as written.
+func (s *Store) freeze(ctx context.Context, account, table string, it item, id string) (item, error) {
+	next := maps.Clone(it)
+	next[catMoving] = str(id)
+	next[catRev] = str(newGen())
+	err := s.replaceEntry(ctx, "move table", account, table, it, next)
+	if _, changed := cancelledOnCondition(err, 0); changed {
+		return nil, fmt.Errorf("dynamostore: table %q changed while its move began; run the move again: %w", table, store.ErrBusy)
 	}
-	if err != nil {
-		return s.catalogErr(ctx, "move table", err)
-	}
-	return nil
+	return next, err
 }
 
 // movedItem is an item of src as it is stored at dst: the PartitionKey
@@ -133,91 +128,20 @@ func movedItem(src, dst *location, it item) item {
 	return out
 }
 
-// scanTable hands every item of a DynamoDB table to each, page by page,
-// with consistent reads.
-func (s *Store) scanTable(ctx context.Context, table string, each func([]item) error) error {
-	in := &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)}
-	for {
-		cctx, cancel := s.call(ctx)
-		out, err := s.db.Scan(cctx, in)
-		cancel()
-		if err != nil {
-			return mapErr("move table: scan "+table, err)
-		}
-		if err := each(out.Items); err != nil {
-			return err
-		}
-		if out.LastEvaluatedKey == nil {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-}
-
-func (s *Store) copyItems(ctx context.Context, src, dst *location) (int, error) {
-	n := 0
-	err := s.scanTable(ctx, src.table, func(items []item) error {
-		for len(items) > 0 {
-			batch := items[:min(len(items), batchWriteMax)]
-			items = items[len(batch):]
-			reqs := make([]types.WriteRequest, len(batch))
-			for i, it := range batch {
-				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: movedItem(src, dst, it)}}
-			}
-			if err := s.batchWrite(ctx, dst.table, reqs); err != nil {
-				return err
-			}
-			n += len(batch)
-		}
-		return nil
-	})
-	return n, err
-}
-
-// verifyCopy reads every item of src again and compares it with its copy.
-func (s *Store) verifyCopy(ctx context.Context, src, dst *location) error {
-	return s.scanTable(ctx, src.table, func(items []item) error {
-		for _, it := range items {
-			want := movedItem(src, dst, it)
-			cctx, cancel := s.call(ctx)
-			out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
-				TableName:      aws.String(dst.table),
-				Key:            keyItem(stringAttr(want, attrPartitionKey), stringAttr(want, attrRowKey)),
-				ConsistentRead: aws.Bool(true),
-			})
-			cancel()
-			if err != nil {
-				return mapErr("move table: verify", err)
-			}
-			// DeepEqual follows the values' pointers, into lists and maps
-			// too (another tool's attributes may be either).
-			if !reflect.DeepEqual(out.Item, want) {
-				return fmt.Errorf("dynamostore: move table: the copy of (%q, %q) differs from the original", stringAttr(it, attrPartitionKey), stringAttr(it, attrRowKey))
-			}
-		}
-		return nil
-	})
-}
-
-func (s *Store) switchToShared(ctx context.Context, account, table, phys, id string) error {
+// switchToShared makes the frozen entry it (as read) name the shared table
+// and the id it is moving to, with its copies, and hands the old DynamoDB
+// table to the purge, in one transaction.
+func (s *Store) switchToShared(ctx context.Context, account, table string, it item) error {
+	phys := stringAttr(it, catPhysical)
+	next := maps.Clone(it)
+	delete(next, catMoving)
+	next[catPhysical] = str(s.opts.SharedTable)
+	next[catID] = it[catMoving]
+	next[catRev] = str(newGen())
 	pi := purgeItem(account, table, phys, "", formatDeletedAt(time.Now()))
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Update: &types.Update{
-			TableName:                 aws.String(s.opts.CatalogTable),
-			Key:                       tableKey(account, table),
-			UpdateExpression:          aws.String("SET #p = :shared, #id = :id REMOVE #m"),
-			ConditionExpression:       aws.String("#s = :active AND #m = :id AND #p = :old"),
-			ExpressionAttributeNames:  map[string]string{"#p": catPhysical, "#id": catID, "#m": catMoving, "#s": catState},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":shared": str(s.opts.SharedTable), ":id": str(id), ":active": str(stateActive), ":old": str(phys)},
-		}},
-		{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}},
-	}}
-	err := s.catalogWrite(ctx, "move table", true, func(cctx context.Context, opt func(*dynamodb.Options)) error {
-		_, err := s.db.TransactWriteItems(cctx, in, opt)
-		return err
-	})
-	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) {
+	err := s.replaceEntry(ctx, "move table", account, table, it, next,
+		types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}})
+	if _, changed := cancelledOnCondition(err, 0); changed {
 		return fmt.Errorf("dynamostore: table %q changed during its move (deleted?); nothing was switched: %w", table, store.ErrBusy)
 	}
 	return err

@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/internal/dynamoproxy"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
@@ -62,15 +64,12 @@ func TestMoveToShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	phys, _ := old.physicalName("acct", "Moved")
-	items := 0
-	if err := old.scanTable(ctx, phys, func(page []item) error { items += len(page); return nil }); err != nil {
-		t.Fatal(err)
-	}
+	items := len(scanAll(t, old, phys))
 	done := make(chan error, 1)
 	var rep MoveReport
 	go func() {
 		var err error
-		rep, err = s.MoveToShared(ctx, "acct", "Moved")
+		rep, err = s.MoveToShared(ctx, "acct", "Moved", CopyOptions{})
 		done <- err
 	}()
 	// Frozen: writes refused before they are sent, reads go on.
@@ -115,7 +114,7 @@ func TestMoveToShared(t *testing.T) {
 	if err := s.Write(ctx, "acct", "Moved", []store.Op{{Kind: store.OpReplace, Entity: newEntity("p0", "r00", nil)}}); err != nil {
 		t.Errorf("write after the move: %v", err)
 	}
-	if again, err := s.MoveToShared(ctx, "acct", "Moved"); err != nil || again.Moved {
+	if again, err := s.MoveToShared(ctx, "acct", "Moved", CopyOptions{}); err != nil || again.Moved {
 		t.Errorf("moving a moved table again = %+v, %v; want nothing to do", again, err)
 	}
 	time.Sleep(5 * time.Millisecond) // PurgeGrace
@@ -136,7 +135,7 @@ func TestMoveToShared(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err := s.MoveToShared(ctx, "acct", "Resumed"); err != nil || !rep.Moved || rep.Items != 1 {
+	if rep, err := s.MoveToShared(ctx, "acct", "Resumed", CopyOptions{}); err != nil || !rep.Moved || rep.Items != 1 {
 		t.Fatalf("resumed move = %+v, %v", rep, err)
 	}
 	it, err := s.readEntry(ctx, "test", "acct", "Resumed")
@@ -146,4 +145,169 @@ func TestMoveToShared(t *testing.T) {
 	if _, err := s.GetEntity(ctx, "acct", "Resumed", "p", "r"); err != nil {
 		t.Errorf("entity after the resumed move: %v", err)
 	}
+}
+
+// TestMoveToSharedUnderCapacity moves a table spread over 60
+// PartitionKeys through dynamoproxy's model of DynamoDB's per-key capacity,
+// scaled down to 5 write and 15 read units a second on every key. With the
+// move's own per-key bounds at the same figures, nothing is throttled, and
+// the busiest key (an order index shard of the new id) carries a small
+// share of the move's write units: the move passes many times one key's
+// capacity. With bounds four times the model's, and a fifth of the batch
+// requests throttled whole besides, DynamoDB throttles (whole requests, or
+// items left unprocessed) and the move still completes, verified.
+func TestMoveToSharedUnderCapacity(t *testing.T) {
+	t.Parallel()
+	const keyWrite, keyRead = 5, 15
+	throttleBatches := dynamoproxy.RandomFaults(31, dynamoproxy.FaultRates{Throttle: 0.2})
+	for _, c := range []struct {
+		name   string
+		bound  int // the move's per-key bounds, in multiples of the model's
+		faults dynamoproxy.Policy
+	}{{"bounded", 1, nil}, {"over", 4, func(r dynamoproxy.Request) dynamoproxy.Fault {
+		if r.Op == "BatchWriteItem" || r.Op == "BatchGetItem" {
+			return throttleBatches(r)
+		}
+		return dynamoproxy.Fault{}
+	}}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			old := newTestStore(t)
+			ctx := dynamolocal.Context(t, testTimeout)
+			if _, err := old.CreateTable(ctx, "acct", "Spread"); err != nil {
+				t.Fatal(err)
+			}
+			const keys, perKey = 60, 2
+			for i := range keys {
+				var ops []store.Op
+				for j := range perKey {
+					ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity(fmt.Sprintf("p%03d", i), fmt.Sprintf("r%d", j), benchProps(i))})
+				}
+				if err := old.Write(ctx, "acct", "Spread", ops); err != nil {
+					t.Fatal(err)
+				}
+			}
+			proxy, err := dynamoproxy.Start(dynamoproxy.Config{Upstream: dynamolocal.Endpoint(t),
+				Capacity: dynamoproxy.Capacity{WriteUnits: keyWrite, ReadUnits: keyRead}, Faults: c.faults})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer proxy.Close()
+			opts := old.opts
+			opts.SharedTable = opts.TablePrefix + "entities"
+			opts.MoveSettle = 10 * time.Millisecond
+			s, err := New(ctx, dynamolocal.NewClient(proxy.URL(), Configure), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
+				t.Fatal(err)
+			}
+			before := proxy.Stats()
+			progress := &phases{}
+			rep, err := s.MoveToShared(ctx, "acct", "Spread", CopyOptions{Rate: 100_000, Progress: progress, keyWriteUnits: c.bound * keyWrite, keyReadUnits: c.bound * keyRead})
+			if err != nil || rep.Items != keys*perKey {
+				t.Fatalf("MoveToShared = %+v, %v; want %d items", rep, err, keys*perKey)
+			}
+			copying := progress.want(t, "Spread", "copying", rep.Items)
+			progress.want(t, "Spread", "verifying", rep.Items)
+			var throttles int64
+			var units, hottest float64
+			var hot dynamoproxy.Key
+			for k, u := range proxy.Stats().Since(before).Keys {
+				throttles += u.Throttles
+				if k.Table != opts.SharedTable {
+					continue
+				}
+				units += u.WriteUnits
+				if u.WriteUnits > hottest {
+					hot, hottest = k, u.WriteUnits
+				}
+			}
+			t.Logf("%d items copied in %v (%.0f items/s, one key takes %d write units/s), frozen %v; %d throttled; hottest key %v: %.0f of %.0f write units",
+				rep.Items, copying, float64(rep.Items)/copying.Seconds(), keyWrite, rep.Frozen, throttles, hot, hottest, units)
+			if want := c.faults != nil; (throttles > 0) != want {
+				t.Errorf("%d requests or items throttled; want throttling: %v", throttles, want)
+			}
+			if hottest > units/10 {
+				t.Errorf("the hottest key %v took %.0f of the move's %.0f write units; want at most a tenth", hot, hottest, units)
+			}
+			for _, i := range []int{0, keys - 1} {
+				if _, err := s.GetEntity(ctx, "acct", "Spread", fmt.Sprintf("p%03d", i), "r1"); err != nil {
+					t.Errorf("entity after the move: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// scanAll returns every item of a DynamoDB table, as stored.
+func scanAll(t testing.TB, s *Store, table string) []item {
+	t.Helper()
+	var items []item
+	in := &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)}
+	for {
+		out, err := s.db.Scan(dynamolocal.Context(t, testTimeout), in)
+		if err != nil {
+			t.Fatalf("scan %s: %v", table, err)
+		}
+		items = append(items, out.Items...)
+		if out.LastEvaluatedKey == nil {
+			return items
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// phases is a Progress that records each phase: its total, the items
+// added and how long it took.
+type phases struct {
+	mu   sync.Mutex
+	seen []phase
+}
+
+type phase struct {
+	name, phase  string
+	total, added int64
+	start        time.Time
+	took         time.Duration
+	ended        bool
+	err          error
+}
+
+func (p *phases) Begin(name, ph string, total, done int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seen = append(p.seen, phase{name: name, phase: ph, total: total, added: done, start: time.Now()})
+}
+
+func (p *phases) Add(name string, n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seen[len(p.seen)-1].added += n
+}
+
+func (p *phases) End(name string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	last := &p.seen[len(p.seen)-1]
+	last.ended, last.err, last.took = true, err, time.Since(last.start)
+}
+
+// want asserts that the last phase ph of name ended well having counted
+// items, and returns how long it took.
+func (p *phases) want(t testing.TB, name, ph string, items int) time.Duration {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.seen) - 1; i >= 0; i-- {
+		if f := p.seen[i]; f.name == name && f.phase == ph {
+			if !f.ended || f.err != nil || f.added != int64(items) {
+				t.Errorf("progress of %s %s: %+v; want %d items, ended well", ph, name, f, items)
+			}
+			return f.took
+		}
+	}
+	t.Errorf("progress: no %s %s in %+v", ph, name, p.seen)
+	return 0
 }

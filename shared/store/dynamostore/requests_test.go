@@ -155,8 +155,9 @@ func testRequestsPerOperation(t *testing.T, shared bool) {
 				_, err := env.s.GetEntity(env.ctx, env.account, env.table, "p", "merge-upsert")
 				return err
 			}, map[string]int{"GetItem": 2}, nil},
-			// No control plane: one catalog write each, no waiting.
-			step{"CreateTable", func() error { _, err := env.s.CreateTable(env.ctx, env.account, "Another"); return err }, map[string]int{"PutItem": 1}, nil},
+			// No control plane: one catalog transaction each (the entry
+			// and its copies), no waiting.
+			step{"CreateTable", func() error { _, err := env.s.CreateTable(env.ctx, env.account, "Another"); return err }, map[string]int{"TransactWriteItems": 1}, nil},
 			step{"DeleteTable", func() error { return env.s.DeleteTable(env.ctx, env.account, "Another") }, map[string]int{"GetItem": 1, "TransactWriteItems": 1}, nil},
 			step{"EntityOfDeletedTable", func() error { _, err := env.s.GetEntity(env.ctx, env.account, "Another", "p", "e"); return err }, map[string]int{"GetItem": 1}, store.ErrTableNotFound},
 		)

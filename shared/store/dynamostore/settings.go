@@ -28,8 +28,9 @@ type Settings struct {
 	// (no background purge: the functions have a purge function).
 	RequestTimeout time.Duration
 	PurgeEvery     time.Duration
-	// PurgeGrace as in Options; zero for the default.
+	// PurgeGrace and PurgeRate as in Options; zero for the defaults.
 	PurgeGrace time.Duration
+	PurgeRate  int
 	MoveSettle time.Duration
 	Logger     *slog.Logger
 }
@@ -53,6 +54,7 @@ func (s Settings) Options() Options {
 		RequestTimeout:  s.RequestTimeout,
 		PurgeEvery:      s.PurgeEvery,
 		PurgeGrace:      s.PurgeGrace,
+		PurgeRate:       s.PurgeRate,
 		MoveSettle:      s.MoveSettle,
 		Logger:          s.Logger,
 		RecreateCatalog: local,

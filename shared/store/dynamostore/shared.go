@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,16 +20,27 @@ import (
 //
 //	(none or deleted) --CreateTable--> active --DeleteTable--> deleted
 //
-// Create Table is one conditional PutItem of an active entry with a fresh
-// id. Delete Table is one TransactWriteItems that marks the entry deleted
-// and adds a purge item, which the purge (purge.go) works off later; the
-// deleted entry stays as a tombstone that says when the name was freed.
+// Create Table is one conditional Put of an active entry with a fresh id.
+// Delete Table is one TransactWriteItems that marks the entry deleted and
+// adds a purge item, which the purge (purge.go) works off later; the
+// deleted entry stays as a tombstone that says when the name was freed,
+// until the purge is done. Both write the entry's copies (copies.go) in
+// the same transaction.
 
 const (
 	catID        = "Id"        // shared layout: the table's id in entity keys
 	catDeletedAt = "DeletedAt" // deleted entries and purge items: when (deletedAtLayout)
+	// catExpires is the catalog table's TTL attribute (Unix seconds;
+	// template.yaml's CatalogTable TimeToLiveSpecification): DynamoDB
+	// removes a tombstone and its copies by then, should the purge, which
+	// removes them when it is done, never finish.
+	catExpires = "Expires"
 
 	stateDeleted = "deleted"
+
+	// tombstoneLifetime is how long a tombstone may stay if its purge
+	// never finishes (catExpires).
+	tombstoneLifetime = 7 * 24 * time.Hour
 
 	// deletedAtLayout is fixed-width, so the strings compare as the times.
 	deletedAtLayout = "2006-01-02T15:04:05.000000000Z"
@@ -58,9 +71,11 @@ func (s *Store) sharedTableInput() *dynamodb.CreateTableInput {
 }
 
 // createShared creates an Azure table in the shared table: one conditional
-// PutItem on the catalog, no waiting. The entry's marker lets the store
-// recognise its own write when an answer was lost.
-func (s *Store) createShared(ctx context.Context, account, table string) (store.TableInfo, error) {
+// Put of its catalog entry, with the entry's copies (copies.go) in the same
+// transaction, and no waiting. The entry's marker lets the store recognise
+// its own write when an answer was lost. extra are more attributes of the
+// entry (a restore creates its target frozen: catRestoring).
+func (s *Store) createShared(ctx context.Context, account, table string, extra item) (store.TableInfo, error) {
 	now := time.Now()
 	marker := newGen()
 	it := tableKey(account, table)
@@ -69,8 +84,10 @@ func (s *Store) createShared(ctx context.Context, account, table string) (store.
 	it[catPhysical] = str(s.opts.SharedTable)
 	it[catID] = str(newGen())
 	it[catMarker] = str(marker)
+	it[catRev] = str(marker)
 	it[catSince] = str(now.UTC().Format(time.RFC3339Nano))
-	in := &dynamodb.PutItemInput{
+	maps.Copy(it, extra)
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: append([]types.TransactWriteItem{{Put: &types.Put{
 		TableName:                aws.String(s.opts.CatalogTable),
 		Item:                     it,
 		ConditionExpression:      aws.String("attribute_not_exists(#k) OR (#s = :deleted AND #d < :reuse)"),
@@ -80,13 +97,14 @@ func (s *Store) createShared(ctx context.Context, account, table string) (store.
 			":reuse":   str(formatDeletedAt(now.Add(-s.recreateDelay()))),
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
-	// A write whose answer was lost is sent once more: a condition failure
-	// on our own marker then means the first one was applied.
+	}}}, s.copyPuts(account, table, it)...)}
+	// The client's retries of a lost answer carry the transaction's
+	// ClientRequestToken, which makes them idempotent; a second call, once
+	// they ran out, meets our own marker if the first was applied.
 	var err error
 	for range 2 {
-		if err = s.catalogWrite(ctx, "create table", false, func(cctx context.Context, opt func(*dynamodb.Options)) error {
-			_, err := s.db.PutItem(cctx, in, opt)
+		if err = s.catalogWrite(ctx, "create table", func(cctx context.Context, opt func(*dynamodb.Options)) error {
+			_, err := s.db.TransactWriteItems(cctx, in, opt)
 			return err
 		}); !errors.Is(err, store.ErrOutcomeUnknown) {
 			break
@@ -96,9 +114,9 @@ func (s *Store) createShared(ctx context.Context, account, table string) (store.
 		s.cacheEntry(account, table, it)
 		return store.TableInfo{Name: table}, nil
 	}
-	old, ok := isConditionFailed(err)
+	old, ok := cancelledOnCondition(err, 0)
 	if !ok {
-		return store.TableInfo{}, err
+		return store.TableInfo{}, mapErr("create table", err)
 	}
 	switch {
 	case stringAttr(old, catMarker) == marker:
@@ -111,7 +129,7 @@ func (s *Store) createShared(ctx context.Context, account, table string) (store.
 		// A per-table Delete or Create Table that stopped half way, before
 		// the deployment had a shared table: its DynamoDB table goes to the
 		// purge, and the name to the new table.
-		if err := s.handOver(ctx, it, old); err != nil {
+		if err := s.handOver(ctx, account, table, it, old); err != nil {
 			return store.TableInfo{}, err
 		}
 		s.cacheEntry(account, table, it)
@@ -126,26 +144,19 @@ func (s *Store) cacheEntry(account, table string, it item) {
 	}
 }
 
-// catalogWrite sends one catalog write and maps its error as an entity
-// write's (mapWriteErr): 503 only when it surely was not applied, 500
-// OperationTimedOut when it may have been. A failed condition comes back
-// as DynamoDB's error, for the caller to read.
-// A transaction keeps the client's retries, which its ClientRequestToken
-// makes idempotent; a single write is retried only when surely not applied.
-func (s *Store) catalogWrite(ctx context.Context, op string, transaction bool, send func(context.Context, func(*dynamodb.Options)) error) error {
+// catalogWrite sends one catalog transaction and maps its error as an
+// entity write's (mapWriteErr): 503 only when it surely was not applied,
+// 500 OperationTimedOut when it may have been. A transaction cancelled by
+// its conditions comes back as DynamoDB's error, for the caller to read.
+// The client's retries stay on: the transaction's ClientRequestToken makes
+// them idempotent.
+func (s *Store) catalogWrite(ctx context.Context, op string, send func(context.Context, func(*dynamodb.Options)) error) error {
 	cctx, cancel := s.call(ctx)
 	defer cancel()
 	var attempts writeAttempts
-	watch := attempts.single
-	if transaction {
-		watch = attempts.transaction
-	}
-	err := send(cctx, watch)
+	err := send(cctx, attempts.transaction)
 	if err == nil {
 		return nil
-	}
-	if _, ok := isConditionFailed(err); ok {
-		return err
 	}
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) && (cancelledByConditions(tce) || !attempts.maybeSent.Load()) {
@@ -158,54 +169,71 @@ func (s *Store) catalogWrite(ctx context.Context, op string, transaction bool, s
 }
 
 // deleteToPurge deletes an Azure table of either layout when the deployment
-// has a shared table: one TransactWriteItems marks the catalog entry deleted
-// (the table is gone for every operation at once) and adds a purge item;
-// the purge deletes the entities, or the per-table DynamoDB table, later,
-// so nothing on the request path deletes a DynamoDB table. it is the
-// active entry as read; the transaction is conditioned on its id or table,
-// so a table created again meanwhile is not the one deleted.
+// has a shared table: one TransactWriteItems marks the catalog entry
+// deleted and its copies with it (the table is gone for every operation at
+// once), and adds a purge item; the purge deletes the entities, or the
+// per-table DynamoDB table, later, so nothing on the request path deletes
+// a DynamoDB table. it is the active entry as read; the transaction is
+// conditioned on its id or table, so a table created again meanwhile is
+// not the one deleted.
 func (s *Store) deleteToPurge(ctx context.Context, account, table string, it item) error {
 	now := time.Now()
 	deletedAt := formatDeletedAt(now)
-	key := tableKey(account, table)
+	tomb := tombstone(it, deletedAt, now)
 	cond := "#s = :active AND #p = :p"
 	values := map[string]types.AttributeValue{
 		":active":  str(stateActive),
 		":deleted": str(stateDeleted),
 		":p":       str(stringAttr(it, catPhysical)),
 		":at":      str(deletedAt),
+		":rev":     tomb[catRev],
+		":x":       tomb[catExpires],
 	}
-	names := map[string]string{"#s": catState, "#p": catPhysical, "#d": catDeletedAt, "#acl": catACL}
+	names := map[string]string{"#s": catState, "#p": catPhysical, "#d": catDeletedAt, "#acl": catACL, "#rev": catRev, "#x": catExpires}
 	if id := stringAttr(it, catID); id != "" {
 		cond += " AND #id = :id"
 		names["#id"] = catID
 		values[":id"] = str(id)
 	}
 	pi := purgeItem(account, stringAttr(it, catName), stringAttr(it, catPhysical), stringAttr(it, catID), deletedAt)
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: append([]types.TransactWriteItem{
 		{Update: &types.Update{
 			TableName:                 aws.String(s.opts.CatalogTable),
-			Key:                       key,
-			UpdateExpression:          aws.String("SET #s = :deleted, #d = :at REMOVE #acl"),
+			Key:                       tableKey(account, table),
+			UpdateExpression:          aws.String("SET #s = :deleted, #d = :at, #rev = :rev, #x = :x REMOVE #acl"),
 			ConditionExpression:       aws.String(cond),
 			ExpressionAttributeNames:  names,
 			ExpressionAttributeValues: values,
 		}},
 		{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}},
-	}}
+	}, s.copyPuts(account, table, tomb)...)}
 	s.cache.drop(account, table)
-	err := s.catalogWrite(ctx, "delete table", true, func(cctx context.Context, opt func(*dynamodb.Options)) error {
+	err := s.catalogWrite(ctx, "delete table", func(cctx context.Context, opt func(*dynamodb.Options)) error {
 		_, err := s.db.TransactWriteItems(cctx, in, opt)
 		return err
 	})
+	if _, ok := cancelledOnCondition(err, 0); ok {
+		return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
+	}
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
-		if len(tce.CancellationReasons) > 0 && aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
-			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
-		}
 		return mapErr("delete table", err)
 	}
 	return err
+}
+
+// tombstone is what Delete Table makes of the active entry it (as read):
+// the entry deleted at deletedAt (formatDeletedAt), without its stored
+// access policies, and with the time DynamoDB's TTL may remove it
+// (catExpires) should the purge never finish it.
+func tombstone(it item, deletedAt string, now time.Time) item {
+	t := maps.Clone(it)
+	delete(t, catACL)
+	t[catState] = str(stateDeleted)
+	t[catDeletedAt] = str(deletedAt)
+	t[catRev] = str(newGen())
+	t[catExpires] = &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Add(tombstoneLifetime).Unix(), 10)}
+	return t
 }
 
 func parseSince(it item) time.Time {
@@ -217,9 +245,9 @@ func parseSince(it item) time.Time {
 // it, and adds a purge item for old's DynamoDB table, in one transaction
 // conditioned on old being unchanged: nothing on the request path deletes
 // a DynamoDB table, and no table is left usable but unlisted.
-func (s *Store) handOver(ctx context.Context, it, old item) error {
-	pi := purgeItem(decodeKey(stringAttr(old, catAccount)), stringAttr(old, catName), stringAttr(old, catPhysical), "", formatDeletedAt(time.Now()))
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+func (s *Store) handOver(ctx context.Context, account, table string, it, old item) error {
+	pi := purgeItem(account, stringAttr(old, catName), stringAttr(old, catPhysical), "", formatDeletedAt(time.Now()))
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: append([]types.TransactWriteItem{
 		{Put: &types.Put{
 			TableName:                aws.String(s.opts.CatalogTable),
 			Item:                     it,
@@ -231,8 +259,8 @@ func (s *Store) handOver(ctx context.Context, it, old item) error {
 			},
 		}},
 		{Put: &types.Put{TableName: aws.String(s.opts.CatalogTable), Item: pi}},
-	}}
-	err := s.catalogWrite(ctx, "create table", true, func(cctx context.Context, opt func(*dynamodb.Options)) error {
+	}, s.copyPuts(account, table, it)...)}
+	err := s.catalogWrite(ctx, "create table", func(cctx context.Context, opt func(*dynamodb.Options)) error {
 		_, err := s.db.TransactWriteItems(cctx, in, opt)
 		return err
 	})

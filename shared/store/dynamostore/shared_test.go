@@ -168,14 +168,13 @@ func TestSharedPurge(t *testing.T) {
 	}
 }
 
-// TestSharedPurgeResumes: a purge that stops half way (its process ends, or
-// its time runs out) resumes at the next call, from another process too once
-// the lease has run out, and a table created meanwhile under the same name
-// keeps everything.
+// TestSharedPurgeResumes: a purge that stops half way (its time runs out)
+// gives its lease back, so another purger resumes the table at once, and a
+// table created meanwhile under the same name keeps everything.
 //
-// The first purge stops right after its first batch of deletes, as if its
-// process ended there: stopAfterBatch cancels its context once a
-// BatchWriteItem has answered, so no clock decides how far it gets.
+// The first purge stops right after its first batch of deletes:
+// stopAfterBatch cancels its context once a BatchWriteItem has answered,
+// so no clock decides how far it gets.
 func TestSharedPurgeResumes(t *testing.T) {
 	t.Parallel()
 	stop := &stopAfterBatch{}
@@ -195,29 +194,50 @@ func TestSharedPurgeResumes(t *testing.T) {
 	fresh := newEntity("p1", "r01", props{"New": edm.NewBoolean(true)})
 	env.insert(fresh)
 
-	// The first purger stops after one batch of deletes, holding its lease
-	// as a crashed process would.
 	ctx, cancel := context.WithCancel(env.ctx)
 	stop.arm(cancel)
 	rep, err := s.Purge(ctx)
 	cancel()
-	if n := int(stop.items.Load()); err != nil || rep != (PurgeReport{Items: n, Pending: 1}) || n == 0 {
-		t.Fatalf("interrupted Purge = %+v, %v; want its one batch's %d items and the table pending", rep, err, n)
+	if n := int(stop.items.Load()); err != nil || rep.Pending != 1 || rep.Tables != 0 || n == 0 || rep.Items < n {
+		t.Fatalf("interrupted Purge = %+v, %v; want at least its first batch's %d items and the table pending", rep, err, n)
 	}
-	other := sibling(t, s)
-	if rep, err := other.Purge(env.ctx); err != nil || rep.Pending != 1 || rep.Items != 0 {
-		t.Errorf("Purge while the lease is held = %+v, %v; want it left alone", rep, err)
-	}
-	if err := other.expireLeases(env.ctx); err != nil {
-		t.Fatal(err)
-	}
-	rest, err := other.Purge(env.ctx)
-	if err != nil || rest != (PurgeReport{Tables: 1, Items: 100 - rep.Items}) {
-		t.Errorf("resumed Purge = %+v, %v after %d items; want the table and the other %d items", rest, err, rep.Items, 100-rep.Items)
+	// No lease to wait out: the stopped purge gave it back.
+	rest, err := sibling(t, s).Purge(env.ctx)
+	if err != nil || rest.Tables != 1 || rest.Pending != 0 || rep.Items+rest.Items > 100 {
+		t.Errorf("resumed Purge = %+v, %v after %d items; want the table, and no more than its 100 items in all", rest, err, rep.Items)
 	}
 	env.wantStored(fresh)
 	if items := sharedItems(t, s); len(items) != 1 {
 		t.Errorf("shared table after purge holds %q; want the new table's entity alone", items)
+	}
+}
+
+// TestPurgeLeaseOfDeadPurger: a table leased by a purger that died (it
+// never gave the lease back) is left alone until the lease runs out, then
+// purged by another.
+func TestPurgeLeaseOfDeadPurger(t *testing.T) {
+	t.Parallel()
+	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond})
+	s.leaseFor = 200 * time.Millisecond
+	env := newEnv(t, s)
+	env.insert(newEntity("p", "r", nil))
+	if err := s.DeleteTable(env.ctx, env.account, env.table); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond) // past PurgeGrace
+	due, err := s.duePurges(env.ctx)
+	if err != nil || len(due) != 1 {
+		t.Fatalf("duePurges = %d items, %v", len(due), err)
+	}
+	if held, err := s.leasePurge(env.ctx, due[0], &purgeLeaseHolder{token: "dead"}); !held || err != nil {
+		t.Fatalf("the dead purger's lease: %v, %v", held, err)
+	}
+	if rep, err := s.Purge(env.ctx); err != nil || rep != (PurgeReport{Pending: 1}) {
+		t.Errorf("Purge while the dead purger's lease runs = %+v, %v; want it left alone", rep, err)
+	}
+	time.Sleep(s.leaseFor)
+	if rep, err := s.Purge(env.ctx); err != nil || rep != (PurgeReport{Tables: 1, Items: 1}) {
+		t.Errorf("Purge once the lease ran out = %+v, %v; want the table", rep, err)
 	}
 }
 
@@ -376,17 +396,27 @@ func TestPurgeLeaseOnce(t *testing.T) {
 	}
 }
 
-// TestPurgeStopsWhenLeaseTaken: a purger renews its lease after each page
-// of deletes once the renewal is due, not only between shards, and stops
-// when the renewal finds the table taken over by another purger (its lease
-// ran out meanwhile), sending no more deletes. The table's one shard holds
-// two pages; the lease is due for renewal after every page, and another
-// purger takes the table right after the first page's Query.
+// TestPurgeStopsWhenLeaseTaken: a purger's heartbeat renews its lease, and
+// when a renewal finds the table taken over by another purger (its lease
+// ran out meanwhile), the purge stops working on the table: it sends no
+// more deletes, and reports the table pending. Here the other purger takes
+// the table right after the first page's Query, and the first purger's
+// deletes wait until its heartbeat has met the take-over.
 func TestPurgeStopsWhenLeaseTaken(t *testing.T) {
 	t.Parallel()
-	calls := newCallCounter()
 	var takeOver atomic.Pointer[func()]
-	afterFirstPage := initHook("takeOver", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	var sent atomic.Int32
+	hooks := initHook("takeOver", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if _, ok := in.Parameters.(*dynamodb.BatchWriteItemInput); ok {
+			// Held until the purge stops working on the table, which
+			// its heartbeat must make it do.
+			select {
+			case <-ctx.Done():
+				return middleware.InitializeOutput{}, middleware.Metadata{}, ctx.Err()
+			case <-time.After(testTimeout / 2):
+				sent.Add(1)
+			}
+		}
 		out, md, err := next.HandleInitialize(ctx, in)
 		if q, ok := in.Parameters.(*dynamodb.QueryInput); ok && aws.ToString(q.IndexName) == orderIndex && err == nil {
 			if f := takeOver.Swap(nil); f != nil {
@@ -395,58 +425,55 @@ func TestPurgeStopsWhenLeaseTaken(t *testing.T) {
 		}
 		return out, md, err
 	})
-	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, calls.option, afterFirstPage)
-	s.leaseFor = time.Nanosecond // a renewal is due after every page
+	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, hooks)
+	s.leaseFor = 300 * time.Millisecond // a heartbeat every 100 ms
 	env := newEnv(t, s)
-	loc, err := s.locate(env.ctx, env.account, env.table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 150 entities of shard 0: two pages of the purge's Query (100 each).
 	var ops []store.Op
-	for r := 0; len(ops) < 150; r++ {
-		if rk := fmt.Sprintf("r%05d", r); shardOf(loc.pk("p"), encodeKey(rk)) == 0 {
-			ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity("p", rk, nil)})
-		}
+	for r := range 60 {
+		ops = append(ops, store.Op{Kind: store.OpInsert, Entity: newEntity("p", fmt.Sprintf("r%05d", r), nil)})
 	}
-	env.mustWrite(ops[:100]...)
-	env.mustWrite(ops[100:]...)
+	env.mustWrite(ops[:30]...)
+	env.mustWrite(ops[30:]...)
 	if err := s.DeleteTable(env.ctx, env.account, env.table); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Millisecond) // past PurgeGrace
 
 	other := sibling(t, s)
+	// The first purger's lease ran out (its renewals failed, say) and the
+	// other took the table: its lease, whatever the first one's.
 	take := func() {
-		if err := other.expireLeases(env.ctx); err != nil {
-			t.Error(err)
-			return
-		}
 		due, err := other.duePurges(env.ctx)
 		if err != nil || len(due) != 1 {
 			t.Errorf("duePurges = %d items, %v", len(due), err)
 			return
 		}
-		if held, err := other.leasePurge(env.ctx, due[0], &purgeLeaseHolder{token: newGen()}); err != nil || !held {
-			t.Errorf("the other purger's take-over: %v, %v", held, err)
+		if _, err := other.db.UpdateItem(env.ctx, &dynamodb.UpdateItemInput{
+			TableName:                aws.String(other.opts.CatalogTable),
+			Key:                      catalogKey(purgeAccount, stringAttr(due[0], catKey)),
+			UpdateExpression:         aws.String("SET #l = :until, #b = :other"),
+			ExpressionAttributeNames: map[string]string{"#l": catLease, "#b": catLeaseBy},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":until": str(formatDeletedAt(time.Now().Add(time.Hour))), ":other": str(newGen())},
+		}); err != nil {
+			t.Errorf("the other purger's take-over: %v", err)
 		}
 	}
 	takeOver.Store(&take)
-	calls.take()
 	rep, err := s.Purge(env.ctx)
-	if err != nil || rep != (PurgeReport{Items: 100, Pending: 1}) {
-		t.Errorf("Purge = %+v, %v; want the first page's 100 items and the table pending", rep, err)
+	if err != nil || rep != (PurgeReport{Pending: 1}) {
+		t.Errorf("Purge = %+v, %v; want no item deleted and the table pending", rep, err)
 	}
-	if got := calls.take(); got["BatchWriteItem"] != 4 || got["Query"] != 2 {
-		t.Errorf("Purge made %v; want the first page only: 2 Queries (due purges, one page) and 4 BatchWriteItems", got)
+	if n := sent.Load(); n != 0 {
+		t.Errorf("%d batches of deletes sent after the take-over", n)
 	}
 
 	// The other purger's lease runs out; the next purge ends the table.
 	if err := other.expireLeases(env.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err := other.Purge(env.ctx); err != nil || rep != (PurgeReport{Tables: 1, Items: 50}) {
-		t.Errorf("resumed Purge = %+v, %v; want the table's other 50 items", rep, err)
+	if rep, err := other.Purge(env.ctx); err != nil || rep != (PurgeReport{Tables: 1, Items: 60}) {
+		t.Errorf("resumed Purge = %+v, %v; want the table's 60 items", rep, err)
 	}
 	if items := sharedItems(t, s); len(items) != 0 {
 		t.Errorf("shared table after the purge holds %q", items)
@@ -562,8 +589,9 @@ func (s *Store) duePurgesAfter(ctx context.Context, now time.Time) ([]item, erro
 	return s.duePurges(ctx)
 }
 
-// catalogFault makes the catalog's PutItem misbehave, after DynamoDB Local
-// applied it (lose) or before it is sent (refuse), for the first n calls.
+// catalogFault makes the catalog's transactions that put an entry (Create
+// Table's) misbehave, after DynamoDB Local applied them (lose) or before
+// they are sent (refuse), for the first n attempts.
 type catalogFault struct {
 	table         string
 	lose, refuse  bool
@@ -576,7 +604,8 @@ func (f *catalogFault) option(o *dynamodb.Options) {
 	o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
 		if err := stack.Initialize.Add(middleware.InitializeMiddlewareFunc("faultTable",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				if put, ok := in.Parameters.(*dynamodb.PutItemInput); ok && aws.ToString(put.TableName) == f.table {
+				if tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok && len(tx.TransactItems) > 0 &&
+					tx.TransactItems[0].Put != nil && aws.ToString(tx.TransactItems[0].Put.TableName) == f.table {
 					ctx = middleware.WithStackValue(ctx, faultTableKey{}, true)
 				}
 				return next.HandleInitialize(ctx, in)

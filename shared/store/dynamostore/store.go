@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,6 +28,7 @@ type API interface {
 	Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 	BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+	BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 	TransactGetItems(context.Context, *dynamodb.TransactGetItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
 	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
 	DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
@@ -85,9 +88,18 @@ type Options struct {
 	// write already sent may take to land (the functions' 29 s). Default
 	// 35 s.
 	MoveSettle time.Duration
-	// PurgeRate bounds how many items a purge deletes per second.
-	// Default 1,000.
+	// PurgeRate bounds how many items a second one purger deletes, of all
+	// the tables it works on. Default 4,000: with the order index's copy,
+	// 8,000 write units a second of items up to 1 KB, a fifth of what an
+	// on-demand table takes by default (40,000), leaving the rest to the
+	// deployment's traffic (docs/dynamodb.md, "The purge").
 	PurgeRate int
+	// PurgeKeyRate bounds how many items a second a purge deletes under
+	// one partition key, an entity PartitionKey's or an order index
+	// shard's. Default 500: half the 1,000 write units DynamoDB takes on a
+	// key, for items up to 1 KB, which leaves room for the other traffic
+	// of a partition the key shares.
+	PurgeKeyRate int
 	// PurgeEvery, when set, makes the store purge deleted tables in the
 	// background at this interval until Close (the local server does;
 	// on AWS a scheduled function calls Purge).
@@ -145,7 +157,10 @@ func (o Options) withDefaults() Options {
 		o.MoveSettle = 35 * time.Second
 	}
 	if o.PurgeRate <= 0 {
-		o.PurgeRate = 1000
+		o.PurgeRate = 4000
+	}
+	if o.PurgeKeyRate <= 0 {
+		o.PurgeKeyRate = 500
 	}
 	return o
 }
@@ -164,6 +179,9 @@ type Store struct {
 	recreating sync.Mutex
 	// cache holds catalog look-ups of the shared layout (location.go).
 	cache locations
+	// copyTurn picks the copy of a catalog entry the next look-up reads
+	// (copies.go).
+	copyTurn atomic.Uint32
 	// stopPurger ends the background purge (Options.PurgeEvery) and waits
 	// for it.
 	stopPurger func()
@@ -198,19 +216,13 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("dynamostore: layout %q: use %q or %q", opts.Layout, LayoutOrdered, LayoutUnordered)
 	}
 	s := &Store{db: tuneClient(client), opts: opts, leaseFor: purgeLease}
+	s.copyTurn.Store(rand.Uint32())
 	if opts.RequireCatalog {
 		if err := s.requireCatalog(ctx); err != nil {
 			return nil, err
 		}
-	} else if err := s.ensureCatalog(ctx); err != nil {
+	} else if err := s.ensureDeploymentTables(ctx); err != nil {
 		return nil, err
-	}
-	if opts.SharedTable != "" && opts.RecreateCatalog {
-		// The local server makes the shared table as it makes the
-		// catalog; on AWS template.yaml declares it (EntityTable).
-		if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
-			return nil, err
-		}
 	}
 	if opts.PurgeEvery > 0 {
 		s.stopPurger = s.startPurger(opts.PurgeEvery)
@@ -288,16 +300,45 @@ func (s *Store) ensureCatalog(ctx context.Context) error {
 	})
 }
 
+// ensureDeploymentTables creates the catalog, and the shared table when
+// there is one, unless they exist. The local server makes the shared table
+// as it makes the catalog; on AWS template.yaml declares both, and New
+// makes neither (RequireCatalog).
+func (s *Store) ensureDeploymentTables(ctx context.Context) error {
+	if err := s.ensureCatalog(ctx); err != nil {
+		return err
+	}
+	if s.opts.SharedTable == "" || !s.opts.RecreateCatalog {
+		return nil
+	}
+	return s.ensureTable(ctx, s.sharedTableInput())
+}
+
 // requireCatalog checks that the catalog table exists, and fails as a
-// request that finds it missing does (catalogErr) when it does not.
+// request that finds it missing does (catalogErr) when it does not. It
+// reads one item that does not exist: a data-plane read, where a
+// DescribeTable at every cold start would count against the AWS account's
+// control-plane rate, which everything else in the account shares.
 func (s *Store) requireCatalog(ctx context.Context) error {
-	_, err := s.describe(ctx, s.opts.CatalogTable)
-	if errors.Is(err, store.ErrTableNotFound) {
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	_, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.opts.CatalogTable),
+		Key:       catalogKey(probeAccount, probeAccount),
+	})
+	if isTableMissing(err) {
 		return fmt.Errorf("dynamostore: the catalog table %s does not exist: deploy the stack (or restore the table) first; "+
 			"only a local endpoint (DynamoDB Local) creates it on its own: %w", s.opts.CatalogTable, store.ErrUnavailable)
 	}
-	return err
+	if err != nil {
+		return mapErr("read catalog "+s.opts.CatalogTable, err)
+	}
+	return nil
 }
+
+// probeAccount is the catalog partition requireCatalog reads; no account
+// name starts with '$'.
+const probeAccount = "$probe"
 
 // ensureTable creates a table of the deployment (the catalog, the shared
 // table) unless it exists, and waits until it is ACTIVE.

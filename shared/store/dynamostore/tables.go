@@ -38,7 +38,7 @@ func (s *Store) staleCreate() time.Duration { return s.opts.TableWaitTimeout + t
 // With a shared table, the table goes there instead (createShared).
 func (s *Store) CreateTable(ctx context.Context, account, table string) (store.TableInfo, error) {
 	if s.opts.SharedTable != "" {
-		return s.createShared(ctx, account, table)
+		return s.createShared(ctx, account, table, nil)
 	}
 	phys, err := s.physicalName(account, table)
 	if err != nil {

@@ -1,0 +1,82 @@
+package browser_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/tablebridge/tablebridge/internal/serveproc"
+	"github.com/tablebridge/tablebridge/internal/testissuer"
+)
+
+// TestNodeSDKChallenge: @azure/data-tables signs in from the service's
+// bearer challenge with its own challenge handling, against a real
+// `tablebridge serve -tls-self-signed -oauth verified` whose one issuer, on
+// loopback, is laid out as a Microsoft Entra tenant. The application's
+// credential first gives a token of its home tenant, which the service
+// refuses with 401 InvalidAuthenticationInfo and the challenge; the SDK
+// takes the tenant and resource from it, gets a token for them and
+// succeeds. The test log shows the requests.
+func TestNodeSDKChallenge(t *testing.T) {
+	t.Parallel()
+	tl := findTools(t)
+	const tenant, home = "72f988bf-86f1-41af-91ab-2d7cd011db47", "0e2bd6cb-4a43-4f1c-9f17-6a3f1d1e5d01"
+	key := testissuer.NewKey(t, jose.ES256)
+	iss, homeIss := testissuer.NewTenant(t, tenant, key), testissuer.NewTenant(t, home, key)
+	config := filepath.Join(t.TempDir(), "oauth.json")
+	if err := os.WriteFile(config, []byte(fmt.Sprintf(`{"issuers": [%q], "roles": [
+		{"claim": "oid", "value": "node-app", "role": "contributor", "account": "devstoreaccount1"}]}`, iss.URL)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveproc.Start(t, "bolt", serveproc.SelfSignedTLS(), serveproc.Flags("-oauth", "verified", "-oauth-config", config))
+	claims := testissuer.Claims{"oid": "node-app"}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tl.node, "node-challenge.mjs", srv.AccountURL, "nodechallenge",
+		homeIss.Token(t, key, claims), tenant, iss.Token(t, key, claims))
+	cmd.Dir = tl.pageDir
+	cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+srv.CertFile, "NO_PROXY=127.0.0.1,localhost")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node-challenge.mjs: %v\nstdout: %s\nstderr: %s", err, stdout.String(), tail(stderr.String(), 2000))
+	}
+	type request struct {
+		Method, Path, Authorization, Code, Challenge string
+		Status                                       int
+	}
+	var got struct {
+		Requests []request `json:"requests"`
+		Asked    []struct {
+			Tenant string   `json:"tenant"`
+			Scopes []string `json:"scopes"`
+		} `json:"asked"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &got); err != nil {
+		t.Fatalf("node-challenge.mjs printed %q: %v", stdout.String(), err)
+	}
+	for _, r := range got.Requests {
+		t.Logf("node: %s %s (Authorization: %s) -> %d %s %s", r.Method, r.Path, r.Authorization, r.Status, r.Code, r.Challenge)
+	}
+	t.Logf("node: the credential was asked for %+v", got.Asked)
+	challenge := "Bearer authorization_uri=" + iss.URL + " resource_id=https://storage.azure.com"
+	want := []request{
+		{Method: "POST", Path: "/devstoreaccount1/Tables", Authorization: "Bearer", Status: 401, Code: "InvalidAuthenticationInfo", Challenge: challenge},
+		{Method: "POST", Path: "/devstoreaccount1/Tables", Authorization: "Bearer", Status: 201},
+	}
+	if len(got.Requests) != len(want) || got.Requests[0] != want[0] || got.Requests[1] != want[1] {
+		t.Errorf("requests %+v, want %+v", got.Requests, want)
+	}
+	if len(got.Asked) != 2 || got.Asked[0].Tenant != "" || got.Asked[1].Tenant != tenant ||
+		len(got.Asked[1].Scopes) != 1 || got.Asked[1].Scopes[0] != "https://storage.azure.com/.default" {
+		t.Errorf("the credential was asked %+v, want no tenant, then %s for https://storage.azure.com/.default", got.Asked, tenant)
+	}
+}
