@@ -107,6 +107,31 @@ test: tools lint lint-template ## install what is needed and run the whole suite
 	  fi; \
 	  $(GO) test -race -count=1 -timeout 25m $(PKGS)
 
+# histories checks long concurrent histories for linearizability
+# (internal/linearize, docs/consistency.md): every configuration make test
+# runs briefly (the memory store, bolt killed with SIGKILL, DynamoDB Local
+# on both layouts and behind each fault, the Lambda bootstraps), each with
+# HISTORIES histories of HISTORY_OPS operations per client (8 clients). The
+# test binaries start their own DynamoDB Local unless
+# TABLEBRIDGE_DYNAMODB_ENDPOINT is set. It prints one line per
+# configuration; the whole log, and any failing history with its Porcupine
+# view, go to $(TOOLS)/histories.
+HISTORIES   ?= 20
+HISTORY_OPS ?= 100
+.PHONY: histories
+histories: ## check long concurrent histories of every store, with faults, for linearizability (HISTORIES=20 per configuration, HISTORY_OPS=100 per client)
+	infra/dynamodb-local/install.sh
+	infra/lambda/install.sh
+	@rm -rf $(TOOLS)/histories && mkdir -p $(TOOLS)/histories
+	@export TABLEBRIDGE_LINEARIZE_HISTORIES=$(HISTORIES) TABLEBRIDGE_LINEARIZE_OPS=$(HISTORY_OPS) TABLEBRIDGE_LINEARIZE_OUT=$(abspath $(TOOLS)/histories); \
+	  echo "checking $(HISTORIES) histories of 8 clients x $(HISTORY_OPS) operations per configuration (log: $(TOOLS)/histories/log)"; \
+	  status=0; \
+	  $(GO) test -count=1 -timeout 180m -v -run '^Test(Memory|BoltKill|DynamoDB)' ./internal/linearize >$(TOOLS)/histories/log 2>&1 || status=1; \
+	  $(GO) test -count=1 -timeout 180m -v -run '^TestBootstraps$$/^linearizable' ./functions >>$(TOOLS)/histories/log 2>&1 || status=1; \
+	  sed -n 's/^.*linearize: \([a-z-]*\): \([0-9]* histor\)/  \1: \2/p' $(TOOLS)/histories/log; \
+	  grep -E '^(--- FAIL|FAIL)' $(TOOLS)/histories/log || true; \
+	  exit $$status
+
 .PHONY: fuzz
 fuzz: ## run every fuzz target briefly (FUZZTIME=20s each)
 	@for spec in $$(grep -rl --include='*_test.go' '^func Fuzz' shared internal cmd | xargs -n1 dirname | sort -u); do \

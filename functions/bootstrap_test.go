@@ -226,6 +226,7 @@ func TestBootstraps(t *testing.T) {
 			}
 		})
 	}
+	t.Run("linearizable histories", func(t *testing.T) { runHistories(t, d) })
 	t.Run("cost", func(t *testing.T) { measureCost(t, d) })
 	t.Run("bearer tokens", func(t *testing.T) { runBearerTokens(t, d, rest) })
 

@@ -42,6 +42,9 @@ type Spec struct {
 	// Output, when set, also receives everything the program writes to
 	// stdout and stderr (Process keeps only the tail).
 	Output io.Writer
+	// Port, when set, is the port to run on, once: a server restarted
+	// where its clients expect it. Zero picks a free port.
+	Port int
 }
 
 // portAttempts is how many free ports Start tries before giving up.
@@ -68,11 +71,11 @@ type Process struct {
 	stopOnce sync.Once
 }
 
-// Start runs spec's server on a free loopback port and returns once it
-// answers HTTP at spec.ProbePath. When the server exits before answering
-// (typically because another process took the port first) Start tries
-// again on another port, up to three times in all. The caller must Stop
-// the process.
+// Start runs spec's server on a free loopback port (or spec.Port) and
+// returns once it answers HTTP at spec.ProbePath. When the server exits
+// before answering (typically because another process took the port
+// first) Start tries again on another port, up to three times in all,
+// unless spec.Port named the one. The caller must Stop the process.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
@@ -81,6 +84,9 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, spec.StartTimeout)
 		defer cancel()
+	}
+	if spec.Port != 0 {
+		return launch(ctx, spec, spec.Port)
 	}
 	var lastErr error
 	for attempt := 0; attempt < portAttempts; attempt++ {

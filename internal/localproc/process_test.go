@@ -75,6 +75,25 @@ func TestStopIsIdempotent(t *testing.T) {
 	}
 }
 
+func TestRestartOnTheSamePort(t *testing.T) {
+	t.Parallel()
+	first, err := Start(t.Context(), helperSpec(t, modeServe))
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	first.Stop()
+	spec := helperSpec(t, modeServe)
+	spec.Port = first.Port
+	again, err := Start(t.Context(), spec)
+	if err != nil {
+		t.Fatalf("Start on port %d: %v", first.Port, err)
+	}
+	defer again.Stop()
+	if again.URL != first.URL {
+		t.Errorf("restarted at %s, want %s", again.URL, first.URL)
+	}
+}
+
 func TestDoneWhenTheServerDies(t *testing.T) {
 	t.Parallel()
 	p, err := Start(t.Context(), helperSpec(t, modeServe))

@@ -30,6 +30,12 @@ type Server struct {
 	// CertFile is the certificate to trust when the server serves HTTPS
 	// (SelfSignedTLS), else empty.
 	CertFile string
+
+	spec localproc.Spec
+	mu   sync.Mutex
+	proc *localproc.Process
+	// killed holds the output of the processes Kill ended.
+	killed []string
 }
 
 // An Option changes the server Start runs.
@@ -132,7 +138,7 @@ func Start(t testing.TB, store string, opts ...Option) *Server {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, err := localproc.Start(ctx, localproc.Spec{
+	spec := localproc.Spec{
 		Name:      "tablebridge serve",
 		ErrPrefix: "serveproc",
 		Program:   binary,
@@ -142,23 +148,61 @@ func Start(t testing.TB, store string, opts ...Option) *Server {
 		},
 		WorkDirPattern: "tablebridge-serve-*",
 		ProbePath:      "/",
-	})
+	}
+	p, err := localproc.Start(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	dev := auth.DevStoreAccount()
+	s := &Server{AccountURL: fmt.Sprintf("%s://127.0.0.1:%d/%s", scheme, p.Port, dev.Name), Account: dev.Name, proc: p}
+	s.spec, s.spec.Port = spec, p.Port
 	t.Cleanup(func() {
+		p := s.process()
 		p.Stop()
 		if t.Failed() {
+			for _, out := range s.killed {
+				t.Logf("tablebridge serve (%s) output, until killed:\n%s", store, out)
+			}
 			t.Logf("tablebridge serve (%s) output:\n%s", store, p.Output())
 		}
 	})
-	dev := auth.DevStoreAccount()
-	s := &Server{AccountURL: fmt.Sprintf("%s://127.0.0.1:%d/%s", scheme, p.Port, dev.Name), Account: dev.Name}
 	if o.tls {
 		s.CertFile = filepath.Join(dataDir, "tls", "cert.pem")
 	}
 	s.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", scheme, s.Account, auth.DevStoreAccountKey, s.AccountURL)
 	return s
+}
+
+func (s *Server) process() *localproc.Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc
+}
+
+// Kill ends the server with SIGKILL, as a crash or kill -9 would: nothing
+// of its shutdown runs, and requests in flight lose their connection. It
+// returns once the process is gone.
+func (s *Server) Kill() {
+	p := s.process()
+	p.Stop()
+	s.mu.Lock()
+	s.killed = append(s.killed, p.Output())
+	s.mu.Unlock()
+}
+
+// Restart starts the server again after Kill, with the same flags and
+// data, on the same port, so its clients find it where it was.
+func (s *Server) Restart() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := localproc.Start(ctx, s.spec)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.proc = p
+	s.mu.Unlock()
+	return nil
 }
 
 // Require returns the first of candidates (names or paths; empty ones are

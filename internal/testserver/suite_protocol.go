@@ -1,17 +1,11 @@
 package testserver
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"mime/multipart"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -115,70 +109,15 @@ func (s *Server) doBatch(t testing.TB, ops []batchOp) *Response {
 		Header: http.Header{"Content-Type": {ct}}})
 }
 
-// batchPart is one embedded response of a $batch response.
-type batchPart struct {
-	StatusCode  int
-	Header      http.Header
-	Body        []byte
-	InChangeset bool
-}
-
-// parseBatchResponse reads a $batch response body: a multipart/mixed of
-// either one changeset (itself multipart/mixed) or one lone response.
-func parseBatchResponse(t testing.TB, contentType string, body []byte) []batchPart {
+// parseBatchResponse reads a $batch response body (ReadBatchParts), or
+// fails the test.
+func parseBatchResponse(t testing.TB, contentType string, body []byte) []BatchPart {
 	t.Helper()
-	parts, err := readBatchParts(contentType, body, false)
+	parts, err := ReadBatchParts(contentType, body)
 	if err != nil {
 		t.Fatalf("batch response (%s): %v\n%s", contentType, err, truncate(body))
 	}
 	return parts
-}
-
-func readBatchParts(contentType string, body []byte, inChangeset bool) ([]batchPart, error) {
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return nil, err
-	}
-	if mt != "multipart/mixed" || params["boundary"] == "" {
-		return nil, fmt.Errorf("content type %q is not multipart/mixed with a boundary", contentType)
-	}
-	r := multipart.NewReader(bytes.NewReader(body), params["boundary"])
-	var out []batchPart
-	for {
-		p, err := r.NextPart()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		raw, err := io.ReadAll(p)
-		if err != nil {
-			return nil, err
-		}
-		ct := p.Header.Get("Content-Type")
-		if strings.HasPrefix(ct, "multipart/mixed") {
-			inner, err := readBatchParts(ct, raw, true)
-			if err != nil {
-				return nil, fmt.Errorf("changeset: %w", err)
-			}
-			out = append(out, inner...)
-			continue
-		}
-		if ct != "application/http" {
-			return nil, fmt.Errorf("part content type %q, want application/http", ct)
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
-		if err != nil {
-			return nil, fmt.Errorf("embedded response: %w", err)
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, batchPart{StatusCode: resp.StatusCode, Header: resp.Header, Body: b, InChangeset: inChangeset})
-	}
 }
 
 // wantTransactionFailure asserts that SubmitTransaction failed the way
@@ -224,23 +163,15 @@ func wantBatchFailure(t testing.TB, outer int, contentType string, body []byte, 
 		return ""
 	}
 	p := parts[0]
-	var e struct {
-		Err struct {
-			Code    string `json:"code"`
-			Message struct {
-				Value string `json:"value"`
-			} `json:"message"`
-		} `json:"odata.error"`
-	}
-	if err := json.Unmarshal(p.Body, &e); err != nil {
-		t.Errorf("failed part body %s is not an odata.error: %v", truncate(p.Body), err)
+	failed, err := p.Failure()
+	if err != nil {
+		t.Errorf("failed part: %v", err)
 		return ""
 	}
-	first, _, _ := strings.Cut(e.Err.Message.Value, "\n")
-	if p.StatusCode != status || e.Err.Code != code || !strings.HasPrefix(first, fmt.Sprintf("%d:", index)) {
-		t.Errorf("failed part: %d %s %q, want %d %s with a message starting %q", p.StatusCode, e.Err.Code, first, status, code, fmt.Sprintf("%d:", index))
+	if p.StatusCode != status || failed.Code != code || failed.Index != index {
+		t.Errorf("failed part: %d %s %q, want %d %s with a message starting %q", p.StatusCode, failed.Code, failed.Message, status, code, fmt.Sprintf("%d:", index))
 	}
-	return first
+	return failed.Message
 }
 
 // wantCode asserts a raw response's status and x-ms-error-code, whatever

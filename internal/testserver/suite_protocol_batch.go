@@ -129,7 +129,7 @@ func suiteTransactions(t *testing.T, newServer func(t *testing.T) *Server) {
 		addEntity(t, c, `{"PartitionKey":"q","RowKey":"r3","V":3}`)
 		_, etag := getEDM(t, c, "p", "r1")
 
-		lone := func(t *testing.T, path string) batchPart {
+		lone := func(t *testing.T, path string) BatchPart {
 			t.Helper()
 			resp := srv.doBatch(t, []batchOp{{Method: http.MethodGet, Path: path}})
 			if resp.StatusCode != http.StatusAccepted {

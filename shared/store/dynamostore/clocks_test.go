@@ -1,10 +1,17 @@
 package dynamostore
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/edm"
+	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
@@ -88,6 +95,72 @@ func TestTimestampsAcrossClocks(t *testing.T) {
 				if err != nil || !got.Timestamp.Equal(r.Entity.Timestamp) {
 					t.Fatalf("stored %v (%v); batch answered %v", got, err, r.Entity.Timestamp)
 				}
+			}
+		})
+	}
+}
+
+// TestRecreatedEntityKeepsNoRaisedTimestamp: a write raised past a stored
+// version it learned of, which finds the entity deleted when it tries
+// again, creates it under its own Timestamp, not the raised one. Another
+// writer raising past the same version chose that same Timestamp, so the
+// re-created entity answered the ETag of a deleted version, and an
+// If-Match holding that ETag would have matched a version its client never
+// read. Found by internal/linearize over DynamoDB with lost answers: two
+// writes on one entity answered the same ETag (the history is
+// internal/linearize/testdata/dynamodb-reused-etag.json).
+func TestRecreatedEntityKeepsNoRaisedTimestamp(t *testing.T) {
+	t.Parallel()
+	for _, layout := range layouts {
+		t.Run(layout.name, func(t *testing.T) {
+			var (
+				armed atomic.Bool
+				meet  func()
+			)
+			// Between the first attempt of the merge below and its next
+			// one, another process replaces the entity (raising past the
+			// version the merge just learned of) and deletes it.
+			hook := initHook("replaceAndDelete", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleInitialize(ctx, in)
+				if _, ok := in.Parameters.(*dynamodb.UpdateItemInput); ok && armed.CompareAndSwap(true, false) {
+					meet()
+				}
+				return out, md, err
+			})
+			s := newTestStoreWith(t, layout.opts, hook)
+			env := newEnv(t, s)
+			other := sibling(t, s)
+			// Both writes were assigned a Timestamp before the stored one's,
+			// so both raise past it.
+			merge := newEntity("p", "r", props{"M": edm.NewString("merge")})
+			replace := newEntity("p", "r", props{"V": edm.NewString("replaced")})
+			stored := newEntity("p", "r", props{"V": edm.NewString("first")})
+			assigned := merge.Timestamp
+			env.insert(stored)
+			meet = func() {
+				for _, op := range []store.Op{{Kind: store.OpReplace, Entity: replace}, {Kind: store.OpDelete, Entity: replace, Cond: store.CondExists}} {
+					if err := other.Write(env.ctx, env.account, env.table, []store.Op{op}); err != nil {
+						t.Errorf("the other process's %v: %v", op.Kind, err)
+					}
+				}
+			}
+			armed.Store(true)
+			env.mustWrite(store.Op{Kind: store.OpMerge, Entity: merge}) // Insert Or Merge
+			if armed.Load() {
+				t.Fatal("the merge sent no UpdateItem")
+			}
+			if !replace.Timestamp.After(stored.Timestamp) {
+				t.Fatalf("the replace was stored at %v, not past %v", replace.Timestamp, stored.Timestamp)
+			}
+			got := env.get("p", "r")
+			if !got.Timestamp.Equal(merge.Timestamp) {
+				t.Fatalf("stored at %v, the merge answered %v", got.Timestamp, merge.Timestamp)
+			}
+			if got.Timestamp.Equal(replace.Timestamp) {
+				t.Fatalf("the re-created entity has the ETag of the deleted version: %s", tables.ETag(got.Timestamp))
+			}
+			if !got.Timestamp.Equal(assigned) {
+				t.Errorf("the re-created entity is stamped %v, want the merge's own %v", got.Timestamp, assigned)
 			}
 		})
 	}

@@ -237,3 +237,42 @@ func queryAll(t *testing.T, env *testEnv, q store.Query) []*model.Entity {
 		q.After = page.Next
 	}
 }
+
+// TestBatchNamesItsFirstFailingOp: a batch that fails names its first
+// failing op, as Azure's answer does, also when a later op is a merge
+// whose properties alone outgrow one item (which is resolved from the
+// stored entity before anything is sent). Found by internal/linearize
+// (a batch of an insert of an existing entity and such a merge with a
+// stale If-Match answered 412 at the merge instead of 409 at the insert).
+func TestBatchNamesItsFirstFailingOp(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, newTestStore(t))
+	exists := newEntity("f", "exists", nil)
+	target := newEntity("f", "target", props{"A": edm.NewInt32(1)})
+	env.insert(exists)
+	env.insert(target)
+	stale := target.Timestamp.Add(-tsTick)
+	insert := store.Op{Kind: store.OpInsert, Entity: newEntity("f", "exists", nil)}
+	bigMerge := store.Op{Kind: store.OpMerge, Entity: newEntity("f", "target", binaries(12, 60<<10)), Cond: store.CondTimestamp, Timestamp: stale}
+	for _, tc := range []struct {
+		name  string
+		ops   []store.Op
+		index int
+		want  error
+	}{
+		{"the insert first", []store.Op{insert, bigMerge}, 0, store.ErrEntityExists},
+		{"the merge first", []store.Op{bigMerge, insert}, 0, store.ErrConditionFailed},
+		{"only the merge fails", []store.Op{{Kind: store.OpInsert, Entity: newEntity("f", "new", nil)}, bigMerge}, 1, store.ErrConditionFailed},
+	} {
+		err := env.write(tc.ops...)
+		var opErr *store.OpError
+		if !errors.As(err, &opErr) || opErr.Index != tc.index || !errors.Is(err, tc.want) {
+			t.Errorf("%s: Write = %v; want OpError at %d wrapping %v", tc.name, err, tc.index, tc.want)
+		}
+	}
+	env.wantStored(exists)
+	env.wantStored(target)
+	if _, err := env.s.GetEntity(env.ctx, env.account, env.table, "f", "new"); !errors.Is(err, store.ErrEntityNotFound) {
+		t.Errorf("the insert of a failed batch was applied: %v", err)
+	}
+}

@@ -65,6 +65,27 @@ type plan struct {
 	// known is the stored version, set after a failed attempt revealed it;
 	// the next attempt is conditioned on exactly that version.
 	known *storedVersion
+	// assigned is the Timestamp the service gave the op, which
+	// raiseTimestamps raises from on every attempt.
+	assigned time.Time
+	// refused: the op's own condition failed against the stored entity a
+	// read before the first attempt saw. An op before it may fail too,
+	// and a failed batch names its first failing op, so the attempt is
+	// sent with this op as a check that cannot pass: nothing applies, and
+	// the cancellation reasons say, at one instant, which ops fail. If
+	// this one no longer does, the next attempt writes it.
+	refused bool
+}
+
+// refusal reports whether err is an op's own failure (its condition, or
+// the limits of its result) rather than the store's.
+func refusal(err error) bool {
+	for _, e := range []error{store.ErrEntityNotFound, store.ErrConditionFailed, store.ErrEntityExists, store.ErrEntityTooLarge, store.ErrTooManyProperties} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 type storedVersion struct {
@@ -92,7 +113,12 @@ func (s *Store) write(ctx context.Context, loc location, ops []store.Op) (err er
 			// The sent properties alone outgrow one item: an UpdateItem
 			// cannot work, so merge from the stored entity right away.
 			if err := s.resolve(ctx, &loc, p, failure{op: i, tooLarge: true}); err != nil {
-				return &store.OpError{Index: i, Err: err}
+				if i == 0 || !refusal(err) {
+					return &store.OpError{Index: i, Err: err}
+				}
+				// An op before it may fail too, and Azure names the
+				// first: let the attempt find out (plan.refused).
+				p.refused = true
 			}
 		}
 		plans[i] = p
@@ -139,6 +165,7 @@ func (s *Store) write(ctx context.Context, loc location, ops []store.Op) (err er
 			if err := s.resolve(ctx, &loc, plans[f.op], f); err != nil {
 				return &store.OpError{Index: f.op, Err: err}
 			}
+			plans[f.op].refused = false
 		}
 	}
 	return fmt.Errorf("dynamostore: write: the entities kept changing under %d attempts: %w", maxWriteAttempts, store.ErrBusy)
@@ -203,7 +230,7 @@ func newPlan(loc *location, i int, op store.Op) (*plan, error) {
 	if err := checkKey(e.RowKey, maxRangeKeyBytes); err != nil {
 		return nil, err
 	}
-	p := &plan{index: i, op: op, pk: loc.pk(e.PartitionKey), rk: encodeKey(e.RowKey)}
+	p := &plan{index: i, op: op, pk: loc.pk(e.PartitionKey), rk: encodeKey(e.RowKey), assigned: e.Timestamp}
 	switch op.Kind {
 	case store.OpInsert, store.OpReplace:
 		items, err := buildItems(loc, e)
@@ -309,12 +336,17 @@ func newerThanStored(x *expr, op store.Op, ph, vph string) string {
 // goes past a stored version.
 const tsTick = 100 * time.Nanosecond
 
-// raiseTimestamps moves the new Timestamp of the ops forward, when needed,
-// so it exceeds every version they replace that is known here: the
-// Timestamp an If-Match names, and the stored version a failed attempt
-// revealed (ALL_OLD). Each op goes to at least just past the highest of
-// them, so ops that share a Timestamp (a batch: Azure gives one Timestamp
-// per transaction) keep sharing one. The service reads the Timestamp back
+// raiseTimestamps sets the new Timestamp of the ops, before each attempt,
+// to the one the service assigned or, when needed, just past every
+// version they replace that is known here: the Timestamp an If-Match
+// names, and the stored version a failed attempt revealed (ALL_OLD). Ops
+// that share a Timestamp (a batch: Azure gives one Timestamp per
+// transaction) keep sharing one. It starts from the assigned Timestamp
+// every time, so a write that learned of a version, then found the entity
+// deleted, does not create it with the Timestamp it had raised to: another
+// writer raising past that same version chose it too, and the entity
+// would answer the ETag of a deleted version, which an If-Match held by
+// that writer's clients would match. The service reads the Timestamp back
 // from op.Entity, so the ETag it answers is the stored one. It returns the
 // index of an op whose items could not be rebuilt, with the error.
 func raiseTimestamps(loc *location, plans []*plan) (int, error) {
@@ -336,13 +368,13 @@ func raiseTimestamps(loc *location, plans []*plan) (int, error) {
 			}
 		}
 	}
-	if floor.IsZero() {
-		return 0, nil
-	}
-	ts := floor.Add(tsTick)
 	for _, p := range plans {
 		e := p.op.Entity
-		if p.op.Kind == store.OpDelete || !e.Timestamp.Before(ts) {
+		ts := p.assigned
+		if !floor.IsZero() && !ts.After(floor) {
+			ts = floor.Add(tsTick)
+		}
+		if p.op.Kind == store.OpDelete || e.Timestamp.Equal(ts) {
 			continue
 		}
 		e.Timestamp = ts
@@ -402,6 +434,17 @@ func buildActions(loc *location, plans []*plan) ([]types.TransactWriteItem, []in
 	for _, p := range plans {
 		x := newExpr()
 		op := p.op
+		if p.refused {
+			pk := x.name("#pk", attrPartitionKey)
+			add(p.index, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+				TableName:                           table,
+				Key:                                 keyItem(p.pk, p.rk),
+				ConditionExpression:                 aws.String("attribute_exists(" + pk + ") AND attribute_not_exists(" + pk + ")"),
+				ExpressionAttributeNames:            x.namesOrNil(),
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			}})
+			continue
+		}
 		if p.known == nil {
 			notChunked := func() string { return "attribute_not_exists(" + x.name("#ch", attrChunks) + ")" }
 			switch op.Kind {
