@@ -69,11 +69,27 @@ func TestCLIHelp(t *testing.T) {
 			}
 		}
 	}
+	// A command of subcommands (dynamodb) lists them; each of them, and
+	// every other command, lists its flags.
+	groups := map[string][]string{"dynamodb": {"add-index", "move-to-shared", "restore-table"}}
 	for _, name := range subcommandNames() {
 		for _, args := range [][]string{{name, "-h"}, {name, "--help"}, {"help", name}} {
 			r := runCLI(t, dir, args...)
-			if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "usage: tablebridge "+name) || !strings.Contains(r.stdout, "\n  -") {
+			listed := strings.Contains(r.stdout, "\n  -")
+			for _, sub := range groups[name] {
+				listed = strings.Contains(r.stdout, "\n"+sub+" ")
+				if !listed {
+					break
+				}
+			}
+			if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "usage: tablebridge "+name) || !listed {
 				t.Errorf("%v: exit %d, stdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
+			}
+		}
+		for _, sub := range groups[name] {
+			r := runCLI(t, dir, name, sub, "-h")
+			if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "\n  -") {
+				t.Errorf("%s %s -h: exit %d, stdout:\n%s\nstderr:\n%s", name, sub, r.code, r.stdout, r.stderr)
 			}
 		}
 	}
