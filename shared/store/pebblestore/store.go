@@ -230,20 +230,42 @@ func (s *Store) options(cfg config) *pebble.Options {
 // lockDir takes the directory's lock, waiting up to timeout for a process
 // that holds it (a restart racing the old process's exit).
 func lockDir(dir string, fsys vfs.FS, timeout time.Duration) (*pebble.Lock, error) {
+	lock, err := retryLock(timeout, func() (*pebble.Lock, error) { return pebble.LockDirectory(dir, fsys) })
+	if err != nil {
+		return nil, fmt.Errorf("pebblestore: lock %s: %w", dir, err)
+	}
+	return lock, nil
+}
+
+// LockFile takes an exclusive lock on the file at path, creating it, with
+// the operating system's file locks as Pebble takes them: released when the
+// returned Closer is closed or the process ends. It waits up to timeout for
+// a holder to let go, then returns ErrLocked. tablebridge serve locks its
+// data directory with it, whichever engine it opens there.
+func LockFile(path string, timeout time.Duration) (io.Closer, error) {
+	return retryLock(timeout, func() (io.Closer, error) { return vfs.Default.Lock(path) })
+}
+
+// retryLock calls lock until it succeeds, fails for another reason than a
+// lock held elsewhere, or timeout passes (ErrLocked).
+func retryLock[L any](timeout time.Duration, lock func() (L, error)) (L, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		lock, err := pebble.LockDirectory(dir, fsys)
+		l, err := lock()
 		if err == nil {
-			return lock, nil
+			return l, nil
 		}
+		// A lock held by another process fails fcntl with EAGAIN or
+		// EACCES; one held by this process, Pebble's own check. Failing
+		// to create the file is a *fs.PathError.
 		var pathErr *fs.PathError
 		held := !errors.As(err, &pathErr) &&
 			(errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) || err.Error() == "lock held by current process")
 		if !held {
-			return nil, fmt.Errorf("pebblestore: lock %s: %w", dir, err)
+			return l, err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
+			return l, fmt.Errorf("%w: %v", ErrLocked, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
