@@ -104,7 +104,7 @@ func (c *copyFlags) options() migrate.Options {
 }
 
 func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("migrate", "migrate -from SOURCE (-to DEST | -store pebble|bolt -data DIR | -store dynamodb ...) [flags]")
+	fs := newFlagSet("migrate", "migrate (-from SOURCE | -from-data DIR) (-to DEST | -store pebble|bolt -data DIR | -store dynamodb ...) [flags]")
 	var (
 		from   = fs.String("from", "", "source: a connection string or a SAS URL (Azure, Azurite, tablebridge)")
 		dest   destFlags
@@ -115,14 +115,25 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	copies.register(fs)
 	var follow followFlags
 	follow.register(fs)
+	var move moveFlags
+	move.register(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
+	}
+	if err := move.validate(fs, *from, &dest); err != nil {
+		return err
+	}
+	if move.fromData != "" {
+		if err := copies.progress.validate(); err != nil {
+			return err
+		}
+		return move.run(ctx, &dest, copies, *ranges, stdout)
 	}
 	if err := follow.validate(copies.dryRun); err != nil {
 		return err
 	}
 	if *from == "" {
-		return usageError("migrate: -from is required")
+		return usageError("migrate: -from is required (or -from-data, to move a data directory)")
 	}
 	if err := dest.validate(copies.dryRun); err != nil {
 		return err
