@@ -14,18 +14,20 @@ import (
 // commit runs one write: under the write lock, prepare reads what it needs
 // and returns the batch to apply (or the failure of a condition, or a nil
 // batch for nothing to do); the batch goes into the engine's log and
-// memtable, the lock is released, and commit waits for the log's sync.
+// memtable, then applied (when not nil) updates what the store keeps in
+// memory beside the engine, the lock is released, and commit waits for the
+// log's sync.
 // Writers that arrive meanwhile check and apply their own batches, and
 // Pebble's log writer syncs all that queued during one sync with the
 // next: concurrent writes share one fsync, and the next group forms while
 // one syncs. A write returns only once its batch is on disk.
-func (s *Store) commit(ctx context.Context, prepare func() (*pebble.Batch, error)) error {
+func (s *Store) commit(ctx context.Context, prepare func() (*pebble.Batch, error), applied func()) error {
 	select {
 	case s.writeSem <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	b, seq, refused, err := s.apply(prepare)
+	b, seq, refused, err := s.apply(prepare, applied)
 	switch {
 	case err != nil:
 		return err
@@ -56,7 +58,7 @@ func (s *Store) commit(ctx context.Context, prepare func() (*pebble.Batch, error
 // in the durability count; or, when prepare wrote nothing, a nil batch,
 // the count of writes applied so far and prepare's error (a failed
 // condition); or the error that stopped the store.
-func (s *Store) apply(prepare func() (*pebble.Batch, error)) (b *pebble.Batch, seq uint64, refused, err error) {
+func (s *Store) apply(prepare func() (*pebble.Batch, error), applied func()) (b *pebble.Batch, seq uint64, refused, err error) {
 	defer func() {
 		<-s.writeSem
 		if v := recover(); v != nil {
@@ -82,6 +84,9 @@ func (s *Store) apply(prepare func() (*pebble.Batch, error)) (b *pebble.Batch, s
 		err = fmt.Errorf("pebblestore: apply: %w", err)
 		s.fail(err)
 		return nil, 0, nil, fmt.Errorf("%w: %v", store.ErrOutcomeUnknown, err)
+	}
+	if applied != nil {
+		applied()
 	}
 	return b, seq, nil, nil
 }

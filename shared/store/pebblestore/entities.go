@@ -58,22 +58,6 @@ func (s *Store) get(k []byte) (v string, found bool, err error) {
 	return v, true, closer.Close()
 }
 
-// checkTable returns store.ErrTableNotFound unless the table is in the
-// catalog.
-func (s *Store) checkTable(account, table string) error {
-	if account == "" || table == "" {
-		return fmt.Errorf("pebblestore: %q: %w", table, store.ErrTableNotFound)
-	}
-	_, found, err := s.get(catalogKey(account, strings.ToLower(table)))
-	if err != nil {
-		return fmt.Errorf("pebblestore: read catalog: %w", err)
-	}
-	if !found {
-		return fmt.Errorf("pebblestore: %q: %w", table, store.ErrTableNotFound)
-	}
-	return nil
-}
-
 // plannedOp is one op of a Write with what does not depend on the stored
 // data computed before the write lock: its key and, for an Insert or
 // Replace, its record.
@@ -124,7 +108,7 @@ func (s *Store) Write(ctx context.Context, account, table string, ops []store.Op
 			}
 		}
 		return b, nil
-	})
+	}, nil)
 }
 
 // planWrite checks the ops' shape and computes their keys and records. The

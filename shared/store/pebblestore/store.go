@@ -147,6 +147,7 @@ type Store struct {
 	// its request.
 	writeSem chan struct{}
 	sync     durability
+	tables   *tableSet
 
 	// failed holds the error that stopped the store (see fail).
 	failed atomic.Pointer[error]
@@ -190,6 +191,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	}
 	s.db = db
 	if err := s.initLayout(); err != nil {
+		return nil, errors.Join(err, s.closeEngine())
+	}
+	if s.tables, err = loadTableSet(db); err != nil {
 		return nil, errors.Join(err, s.closeEngine())
 	}
 	return s, nil

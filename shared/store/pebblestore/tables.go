@@ -36,13 +36,10 @@ func (s *Store) CreateTable(ctx context.Context, account, table string) (info st
 		return store.TableInfo{}, fmt.Errorf("pebblestore: create table: empty account or table name")
 	}
 	info = store.TableInfo{Name: table}
-	key := catalogKey(account, strings.ToLower(table))
+	lowerName := strings.ToLower(table)
+	key := catalogKey(account, lowerName)
 	err = s.commit(ctx, func() (*pebble.Batch, error) {
-		_, found, err := s.get(key)
-		if err != nil {
-			return nil, fmt.Errorf("pebblestore: read catalog: %w", err)
-		}
-		if found {
+		if s.tables.has(account, lowerName) {
 			return nil, fmt.Errorf("pebblestore: %q: %w", table, store.ErrTableExists)
 		}
 		b := s.db.NewBatch()
@@ -51,7 +48,7 @@ func (s *Store) CreateTable(ctx context.Context, account, table string) (info st
 			return nil, err
 		}
 		return b, nil
-	})
+	}, func() { s.tables.add(account, lowerName) })
 	if err != nil {
 		return store.TableInfo{}, err
 	}
@@ -82,7 +79,7 @@ func (s *Store) DeleteTable(ctx context.Context, account, table string) (err err
 			return nil, err
 		}
 		return b, nil
-	})
+	}, func() { s.tables.remove(account, lower) })
 }
 
 // GetTable returns the table's info with its ACL.
@@ -195,7 +192,7 @@ func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []mo
 			return nil, err
 		}
 		return b, nil
-	})
+	}, nil)
 }
 
 // GetServiceProperties returns the account's document, or nil when unset.
@@ -239,7 +236,7 @@ func (s *Store) SetServiceProperties(ctx context.Context, account string, doc []
 			return nil, err
 		}
 		return b, nil
-	})
+	}, nil)
 }
 
 // Accounts lists the accounts that have tables or service properties, in
