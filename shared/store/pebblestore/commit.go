@@ -3,6 +3,7 @@ package pebblestore
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -57,20 +58,30 @@ func (s *Store) commit(ctx context.Context, prepare func() (*pebble.Batch, error
 // holding the write lock throughout. It returns the batch and its number
 // in the durability count; or, when prepare wrote nothing, a nil batch,
 // the count of writes applied so far and prepare's error (a failed
-// condition); or the error that stopped the store.
+// condition, or a panic of prepare's, which fails that write alone as the
+// bolt store's committer does); or the error that stopped the store.
 func (s *Store) apply(prepare func() (*pebble.Batch, error), applied func()) (b *pebble.Batch, seq uint64, refused, err error) {
+	applying := false
 	defer func() {
 		<-s.writeSem
-		if v := recover(); v != nil {
-			f, ok := v.(fatalPanic)
-			if !ok {
-				panic(v)
-			}
-			// Pebble raised a fatal error applying the batch (its log
-			// had failed): the store has stopped, and the batch may
-			// already be in the log.
-			b, err = nil, fmt.Errorf("%w: %v", store.ErrOutcomeUnknown, f.err)
+		v := recover()
+		if v == nil {
+			return
 		}
+		if f, ok := v.(fatalPanic); ok {
+			err = f.err
+		} else {
+			err = &errPanicked{value: v, stack: debug.Stack()}
+		}
+		if !applying {
+			// Nothing reached the engine.
+			b, seq, refused, err = nil, s.sync.appliedCount(), err, nil
+			return
+		}
+		// The engine failed applying the batch (its log had failed, for
+		// one): the store stops, and the batch may already be in the log.
+		s.fail(err)
+		b, err = nil, fmt.Errorf("%w: %v", store.ErrOutcomeUnknown, err)
 	}()
 	b, refused = prepare()
 	if refused != nil || b == nil {
@@ -80,6 +91,7 @@ func (s *Store) apply(prepare func() (*pebble.Batch, error), applied func()) (b 
 		return nil, s.sync.appliedCount(), refused, nil
 	}
 	seq = s.sync.applying()
+	applying = true
 	if err := s.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
 		err = fmt.Errorf("pebblestore: apply: %w", err)
 		s.fail(err)
@@ -88,7 +100,20 @@ func (s *Store) apply(prepare func() (*pebble.Batch, error), applied func()) (b 
 	if applied != nil {
 		applied()
 	}
+	applying = false
 	return b, seq, nil, nil
+}
+
+// errPanicked is the error of a write whose preparation panicked: that
+// write fails (500 InternalError, logged with the stack) and the server
+// goes on, since nothing of it reached the engine.
+type errPanicked struct {
+	value any
+	stack []byte
+}
+
+func (e *errPanicked) Error() string {
+	return fmt.Sprintf("pebblestore: write panicked: %v\n%s", e.value, e.stack)
 }
 
 // durability counts writes as they are applied and as their log syncs

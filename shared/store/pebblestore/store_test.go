@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,4 +230,46 @@ func TestOpenErrors(t *testing.T) {
 		}
 		s2.Close()
 	})
+}
+
+// TestWriteThatPanicsFailsAlone: a write whose preparation panics fails
+// with the panic and its stack (500 InternalError through the service),
+// the write lock is released, and the store goes on.
+func TestWriteThatPanicsFailsAlone(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	s, _ := openTemp(t)
+	defer s.Close()
+	err := s.commit(ctx, func() (*pebble.Batch, error) { panic("boom") }, nil)
+	var p *errPanicked
+	if !errors.As(err, &p) || !strings.Contains(err.Error(), "boom") || !strings.Contains(err.Error(), "TestWriteThatPanicsFailsAlone") {
+		t.Fatalf("commit of a panicking write = %v; want errPanicked with the stack", err)
+	}
+	if _, err := s.CreateTable(ctx, "acct", "after"); err != nil {
+		t.Fatalf("write after the panic: %v", err)
+	}
+}
+
+// TestWriteGivesUpWhileWaiting: a write whose request ends while it waits
+// for the write lock returns the context's error (503 ServerBusy) and is
+// never applied.
+func TestWriteGivesUpWhileWaiting(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	s, _ := openTemp(t)
+	defer s.Close()
+	if _, err := s.CreateTable(ctx, "acct", "tbl"); err != nil {
+		t.Fatal(err)
+	}
+	s.writeSem <- struct{}{} // another write holds the lock
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	err := s.Write(short, "acct", "tbl", insert(entity("p", "r", time.Unix(1, 0), nil)))
+	<-s.writeSem
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Write behind a held lock = %v; want the context's deadline", err)
+	}
+	if _, err := s.GetEntity(ctx, "acct", "tbl", "p", "r"); !errors.Is(err, store.ErrEntityNotFound) {
+		t.Errorf("the abandoned write: GetEntity = %v; want not found", err)
+	}
 }
