@@ -73,7 +73,7 @@ func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 			waitFor(time.Minute, func() bool {
 				mu.Lock()
 				defer mu.Unlock()
-				return len(inserted) >= 300 && len(batches) >= 30
+				return len(inserted) >= 150 && len(batches) >= 15
 			})
 			srv.Kill()
 			wg.Wait()
