@@ -111,12 +111,11 @@ func moveAdvice(cfg serveConfig, opened string) string {
 		return ""
 	}
 	to := filepath.Clean(cfg.dataDir) + "-pebble"
-	kept := "so serve keeps serving it with bolt; new data directories get pebble, whose durable writes are faster"
+	kept := "so serve keeps serving it with bolt\n  (new data directories get pebble, docs/serve.md#engines)"
 	if opened == enginePebble {
-		kept = "which -store pebble does not serve: it serves the pebble store beside it, empty at first"
+		kept = "which -store pebble does not serve:\n  it serves the pebble store beside it, empty at first (docs/serve.md#engines)"
 	}
-	return fmt.Sprintf(`  this data directory holds a bbolt store from an earlier release, %s
-  (docs/serve.md#engines). To move it to pebble, stop serve, then:
+	return fmt.Sprintf(`  this data directory holds a bbolt store from an earlier release, %s. To move it to pebble, stop serve, then:
     tablebridge migrate -from-data %s -store pebble -data %s
   and serve -data %s (or swap the directories). -store bolt serves it without this note.
 `, kept, cfg.dataDir, to, to)
