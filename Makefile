@@ -72,7 +72,7 @@ lint: vet ## go vet, gofmt, go mod tidy -diff and verify, staticcheck and a dead
 # lint, then every test under -short, where the tests of tools from outside
 # Go (DynamoDB Local, Azurite, Chromium, the SDKs of other languages, the
 # Azure CLI, podman) skip through localproc.SkipShort, even when installed,
-# and the store suite runs on the embedded bbolt store and the memory store.
+# and the store suite runs on the embedded stores (pebble, bolt) and the memory store.
 # make test stays the whole suite (and CI's command).
 .PHONY: check
 check: lint ## the quick check before a commit, needing only Go: lint and the tests under go test -short

@@ -22,7 +22,7 @@ func init() {
 // A file appears under its final name only once complete: it is written
 // to a temporary name and renamed.
 func exportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("export", "export (-from SOURCE | -store bolt -data DIR | -store dynamodb ...) -out DIR|FILE [flags]")
+	fs := newFlagSet("export", "export (-from SOURCE | -store pebble|bolt -data DIR | -store dynamodb ...) -out DIR|FILE [flags]")
 	var (
 		src      destFlags
 		tables   = fs.String("tables", "", "comma-separated tables to export (default: all)")

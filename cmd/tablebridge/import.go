@@ -20,7 +20,7 @@ func init() {
 // engine, so it batches, retries, resumes from its checkpoint and reports
 // progress the same way migrate does.
 func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("import", "import -in FILES|DIR (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
+	fs := newFlagSet("import", "import -in FILES|DIR (-to DEST | -store pebble|bolt -data DIR | -store dynamodb ...) [flags]")
 	var (
 		in     = fs.String("in", "", "comma-separated export files or directories (every *.ndjson, *.jsonl and *.gz inside)")
 		dest   destFlags

@@ -104,7 +104,7 @@ func (c *copyFlags) options() migrate.Options {
 }
 
 func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("migrate", "migrate -from SOURCE (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
+	fs := newFlagSet("migrate", "migrate (-from SOURCE | -from-data DIR) (-to DEST | -store pebble|bolt -data DIR | -store dynamodb ...) [flags]")
 	var (
 		from   = fs.String("from", "", "source: a connection string or a SAS URL (Azure, Azurite, tablebridge)")
 		dest   destFlags
@@ -115,14 +115,25 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	copies.register(fs)
 	var follow followFlags
 	follow.register(fs)
+	var move moveFlags
+	move.register(fs)
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
+	}
+	if err := move.validate(fs, *from, &dest); err != nil {
+		return err
+	}
+	if move.fromData != "" {
+		if err := copies.progress.validate(); err != nil {
+			return err
+		}
+		return move.run(ctx, &dest, copies, *ranges, stdout)
 	}
 	if err := follow.validate(copies.dryRun); err != nil {
 		return err
 	}
 	if *from == "" {
-		return usageError("migrate: -from is required")
+		return usageError("migrate: -from is required (or -from-data, to move a data directory)")
 	}
 	if err := dest.validate(copies.dryRun); err != nil {
 		return err
@@ -265,8 +276,8 @@ type destFlags struct {
 func (d *destFlags) register(fs *flag.FlagSet, name, usage string) {
 	d.cmd, d.name = fs.Name(), name
 	fs.StringVar(&d.endpoint, name, "", usage)
-	fs.StringVar(&d.storeKind, "store", "", "use a store directly instead of an endpoint: bolt or dynamodb")
-	fs.StringVar(&d.dataDir, "data", "", "with -store bolt: the data directory of tablebridge serve (the bbolt file inside); stop the server first")
+	fs.StringVar(&d.storeKind, "store", "", "use a store directly instead of an endpoint: pebble or bolt (the engines of a tablebridge serve data directory), or dynamodb")
+	fs.StringVar(&d.dataDir, "data", "", "with -store pebble or bolt: the data directory of tablebridge serve; stop the server first")
 	fs.StringVar(&d.account, "account", auth.DevStoreAccountName, "with -store: the account whose tables to use")
 	d.dynamo.register(fs)
 }
@@ -277,10 +288,10 @@ func (d *destFlags) validate(optional bool) error {
 		return usageError("give -%s or -store, not both", d.name)
 	case d.endpoint == "" && d.storeKind == "" && !optional:
 		return usageError("-%s or -store is required", d.name)
-	case d.storeKind == "bolt" && d.dataDir == "":
-		return usageError("-store bolt needs -data DIR")
-	case d.storeKind != "" && d.storeKind != "bolt" && d.storeKind != "dynamodb":
-		return usageError("unknown -store %q (bolt or dynamodb)", d.storeKind)
+	case (d.storeKind == enginePebble || d.storeKind == engineBolt) && d.dataDir == "":
+		return usageError("-store %s needs -data DIR", d.storeKind)
+	case d.storeKind != "" && d.storeKind != enginePebble && d.storeKind != engineBolt && d.storeKind != "dynamodb":
+		return usageError("unknown -store %q (pebble, bolt or dynamodb)", d.storeKind)
 	}
 	return nil
 }
@@ -309,12 +320,12 @@ func (d *destFlags) open(ctx context.Context) (storeOrEndpoint, func(), error) {
 		err  error
 	)
 	switch d.storeKind {
-	case "bolt":
-		ds, err := openDataDir(d.dataDir, d.cmd, d.readOnly)
+	case enginePebble, engineBolt:
+		ds, err := openDataDir(d.dataDir, d.storeKind, d.cmd, d.readOnly)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w (or give the server's endpoint with -%s)", err, d.name)
 		}
-		st, desc = ds, "bolt "+ds.path
+		st, desc = ds, ds.describe()
 	case "dynamodb":
 		st, err = d.dynamo.open(ctx)
 		if err != nil {

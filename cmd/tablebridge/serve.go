@@ -13,6 +13,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -46,11 +47,11 @@ func runServe(args []string) error {
 	var cfg serveConfig
 	fs := newFlagSet("serve", "serve [-listen ADDR] [-data DIR | -store memory | -store dynamodb ...] [flags]")
 	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:10002", "address to listen on")
-	fs.StringVar(&cfg.dataDir, "data", "./.tablebridge", "data directory of the embedded store (a bbolt file inside)")
+	fs.StringVar(&cfg.dataDir, "data", "./.tablebridge", "data directory of the embedded store")
 	fs.Var(&cfg.accounts, "account", "account as name:base64key; repeatable (default: the emulator's devstoreaccount1)")
 	fs.BoolVar(&cfg.logRequests, "log-requests", false, "log one JSON line per request")
 	fs.StringVar(&cfg.pprofAddr, "pprof", "", "serve Go profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6060")
-	fs.StringVar(&cfg.storeKind, "store", "bolt", "storage backend: bolt (embedded), memory (nothing on disk, gone at exit) or dynamodb")
+	fs.StringVar(&cfg.storeKind, "store", engineAuto, "storage backend: pebble (embedded, in -data), bolt (embedded, the engine of earlier releases), memory (nothing on disk, gone at exit) or dynamodb; auto: bolt for a -data directory an earlier release wrote, pebble for any other")
 	cfg.dynamo.register(fs)
 	cfg.limits.register(fs)
 	cfg.tls.register(fs)
@@ -70,14 +71,23 @@ func runServe(args []string) error {
 	return serve(ctx, cfg, os.Stdout)
 }
 
+// storeKinds lists what -store takes.
+const storeKinds = "auto, pebble, bolt, memory or dynamodb"
+
+// openStore opens cfg's store and describes it for the start-up lines:
+// which engine, and where.
 func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error) {
 	switch cfg.storeKind {
-	case "bolt":
-		st, err := openDataDir(cfg.dataDir, "serve", false, cfg.metrics.boltOptions()...)
+	case engineAuto, enginePebble, engineBolt:
+		engine := cfg.storeKind
+		if engine == engineAuto {
+			engine = dataDirEngine(cfg.dataDir)
+		}
+		st, err := openDataDir(cfg.dataDir, engine, "serve", false, cfg.metrics.boltOptions()...)
 		if err != nil {
 			return nil, "", err
 		}
-		return st, "bolt " + st.path, nil
+		return st, st.describe(), nil
 	case "memory":
 		// Azurite's --inMemoryPersistence: for test suites that want a
 		// clean, fast store and nothing left behind.
@@ -89,7 +99,26 @@ func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error
 		st, err := dyn.open(ctx)
 		return st, "dynamodb " + cfg.dynamo.describe(), err
 	}
-	return nil, "", fmt.Errorf("serve: unknown -store %q (bolt, memory or dynamodb)", cfg.storeKind)
+	return nil, "", fmt.Errorf("serve: unknown -store %q (%s)", cfg.storeKind, storeKinds)
+}
+
+// moveAdvice is what serve says when the data directory holds the bbolt
+// store of an earlier release: that -store auto kept serving it with
+// bolt, or that -store pebble serves another store beside it; and how to
+// move it to pebble.
+func moveAdvice(cfg serveConfig, opened string) string {
+	if dataDirEngine(cfg.dataDir) != engineBolt || cfg.storeKind == engineBolt {
+		return ""
+	}
+	to := filepath.Clean(cfg.dataDir) + "-pebble"
+	kept := "so serve keeps serving it with bolt\n  (new data directories get pebble, docs/serve.md#engines)"
+	if opened == enginePebble {
+		kept = "which -store pebble does not serve:\n  it serves the pebble store beside it, empty at first (docs/serve.md#engines)"
+	}
+	return fmt.Sprintf(`  this data directory holds a bbolt store from an earlier release, %s. To move it to pebble, stop serve, then:
+    tablebridge migrate -from-data %s -store pebble -data %s
+  and serve -data %s (or swap the directories). -store bolt serves it without this note.
+`, kept, cfg.dataDir, to, to)
 }
 
 // serve runs the server until ctx ends, then shuts down: it stops accepting,
@@ -97,9 +126,9 @@ func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error
 // was acknowledged is on disk.
 func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	switch cfg.storeKind {
-	case "bolt", "memory", "dynamodb":
+	case engineAuto, enginePebble, engineBolt, "memory", "dynamodb":
 	default:
-		return usageError("serve: unknown -store %q (bolt, memory or dynamodb)", cfg.storeKind)
+		return usageError("serve: unknown -store %q (%s)", cfg.storeKind, storeKinds)
 	}
 	// The port first: a port in use fails before anything is written.
 	ln, err := net.Listen("tcp", cfg.listen)
@@ -113,6 +142,10 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	st, desc, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	advice := ""
+	if d, ok := st.(*dataDirStore); ok {
+		advice = moveAdvice(cfg, d.engine)
 	}
 	st = cfg.metrics.wrapStore(st)
 	closed := false
@@ -149,6 +182,7 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	}
 	shown, connect := listenAddrs(cfg.listen, ln.Addr())
 	fmt.Fprintf(out, "tablebridge listening on %s://%s (store: %s)\n", scheme, shown, desc)
+	fmt.Fprint(out, advice)
 	if shown != connect {
 		fmt.Fprintf(out, "  on every interface: apps on this machine connect to %s://%s, others to this machine's address\n", scheme, connect)
 	}

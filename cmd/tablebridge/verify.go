@@ -18,7 +18,7 @@ func init() {
 // when the sides match, 1 when they differ and 2 when verify could not
 // tell (bad usage, unreadable side).
 func verifyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("verify", "verify -from SOURCE (-to DEST | -store bolt -data DIR | -store dynamodb ...) [flags]")
+	fs := newFlagSet("verify", "verify -from SOURCE (-to DEST | -store pebble|bolt -data DIR | -store dynamodb ...) [flags]")
 	var (
 		from          = fs.String("from", "", "source: a connection string or a SAS URL")
 		dest          destFlags

@@ -1,6 +1,6 @@
 // Package azcli holds the end-to-end test of the Azure CLI's Table
 // commands (`az storage table`, `az storage entity`) against the real
-// `tablebridge serve` on the bolt store and on DynamoDB Local: tables
+// `tablebridge serve` on the pebble store and on DynamoDB Local: tables
 // (create, list, stats, delete), an insert of all 8 Edm types and its read
 // back, a refused duplicate, replace with a current and a stale ETag, merge,
 // insert-or-replace, a query with $filter, $select and paging through the

@@ -3,7 +3,7 @@
 // typed entities through its entity generator, optimistic concurrency,
 // entity group transactions, query continuation and a table SAS with a
 // key range, against a real `tablebridge serve` on each store (the
-// embedded bbolt store and DynamoDB Local).
+// embedded pebble store and DynamoDB Local).
 //
 // legacy.js does the calls and prints what it saw as one JSON object;
 // azurestorage_test.go starts the servers and checks that object.

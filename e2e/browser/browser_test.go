@@ -54,7 +54,7 @@ func TestBrowserSDK(t *testing.T) {
 		t.Fatalf("bundle the page: %v", bundleErr)
 	}
 
-	srv := serveproc.Start(t, "bolt")
+	srv := serveproc.Start(t, "pebble")
 	page := servePage(t, filepath.Join(tl.pageDir, "index.html"), bundle)
 
 	// The account owner prepares what a browser app cannot do itself: the

@@ -19,7 +19,7 @@ import (
 func TestNodeSDK(t *testing.T) {
 	t.Parallel()
 	tl := findTools(t)
-	connStr := serveproc.Start(t, "bolt").ConnectionString
+	connStr := serveproc.Start(t, "pebble").ConnectionString
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()

@@ -24,7 +24,7 @@ import (
 func TestNodeSDKToken(t *testing.T) {
 	t.Parallel()
 	tl := findTools(t)
-	srv := serveproc.Start(t, "bolt", serveproc.SelfSignedTLS(), serveproc.Flags("-oauth", "basic"))
+	srv := serveproc.Start(t, "pebble", serveproc.SelfSignedTLS(), serveproc.Flags("-oauth", "basic"))
 	token := testissuer.Token(t, testissuer.NewKey(t, jose.ES256), "https://sts.windows.net/72f988bf-86f1-41af-91ab-2d7cd011db47/",
 		testissuer.Claims{"oid": "node-app"})
 

@@ -1,5 +1,5 @@
 // Package python holds the end-to-end test of the official Python SDK,
-// azure-data-tables, against the real `tablebridge serve` on the bolt store
+// azure-data-tables, against the real `tablebridge serve` on the pebble store
 // and on DynamoDB Local: scenario.py runs tables, inserts of all 8 Edm
 // types, replace/merge/upsert/delete with ETags, a transaction
 // (submit_transaction) and a refused one, queries with $filter, $select and

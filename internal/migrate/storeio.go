@@ -36,6 +36,12 @@ type Dest interface {
 // validates every entity and assigns Timestamps as for any request, and
 // reads the store directly, which takes a key range to split a table by.
 type StoreIO struct {
+	// KeepTimestamps has Upsert store each entity with its own Timestamp
+	// (tables.Service.RestoreEntities) instead of a new one: for a copy
+	// from one tablebridge store into another, where the Timestamps (the
+	// clients' ETags) are part of the data.
+	KeepTimestamps bool
+
 	st      store.Store
 	svc     *tables.Service
 	scope   tables.Scope
@@ -164,7 +170,11 @@ func (s *StoreIO) Upsert(ctx context.Context, table string, entities []*model.En
 			size += es
 			n++
 		}
-		if err := s.svc.ReplaceEntities(ctx, s.scope, table, entities[:n]); err != nil {
+		write := s.svc.ReplaceEntities
+		if s.KeepTimestamps {
+			write = s.svc.RestoreEntities
+		}
+		if err := write(ctx, s.scope, table, entities[:n]); err != nil {
 			var be *tables.BatchError
 			if errors.As(err, &be) && be.Index >= 0 && be.Index < n {
 				e := entities[be.Index]

@@ -127,6 +127,10 @@ type VerifyOptions struct {
 	Tables        []string
 	Rename        map[string]string
 	KeepTimestamp string
+	// CompareTimestamps compares the entities' Timestamps too, as a
+	// property named Timestamp: for a copy that keeps them
+	// (StoreIO.KeepTimestamps).
+	CompareTimestamps bool
 	// Parallel is how many tables are verified at once (default 4).
 	Parallel int
 	// PageSize is the $top of each query (default 1000).
@@ -303,6 +307,14 @@ func (v *verifier) scan(ctx context.Context, s *side, name string, fn func(e *mo
 				if err := keepTimestamp(e, v.opts.KeepTimestamp); err != nil {
 					return err
 				}
+			}
+			if v.opts.CompareTimestamps {
+				// No custom property may be named Timestamp, so this one
+				// is the system property's, on both sides.
+				if e.Properties == nil {
+					e.Properties = map[string]edm.Value{}
+				}
+				e.Properties[model.TimestampName] = edm.NewDateTime(e.Timestamp)
 			}
 			if err := fn(e); err != nil {
 				return err

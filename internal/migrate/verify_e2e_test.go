@@ -203,3 +203,45 @@ func TestDifferenceString(t *testing.T) {
 		t.Error("unknown kind")
 	}
 }
+
+// TestStoreCopyKeepsTimestamps: a copy between two stores with
+// KeepTimestamps stores every entity, edge cases included, with its own
+// Timestamp, and a verify with CompareTimestamps matches it, then names a
+// Timestamp that differs.
+func TestStoreCopyKeepsTimestamps(t *testing.T) {
+	t.Parallel()
+	src := openBolt(t)
+	seed(t, src, "Edges", edgeEntities(t))
+	seed(t, src, "Orders", bulkEntities(300, 3))
+	dest := openBolt(t)
+	destIO := storeIO(t, dest)
+	destIO.KeepTimestamps = true
+	if _, err := migrate.Migrate(ctxFor(t), migrate.Options{Source: storeIO(t, src), Dest: destIO}); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"Edges", "Orders"} {
+		want, got := readAll(t, src, table), readAll(t, dest, table)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d entities copied of %d", table, len(got), len(want))
+		}
+		for k, e := range want {
+			if !got[k].Timestamp.Equal(e.Timestamp) {
+				t.Errorf("%s %q: Timestamp %v copied as %v", table, k, e.Timestamp, got[k].Timestamp)
+			}
+		}
+	}
+	res, err := migrate.Verify(ctxFor(t), migrate.VerifyOptions{Source: storeIO(t, src), Dest: storeIO(t, dest), CompareTimestamps: true})
+	if err != nil || res.Differences != 0 {
+		t.Fatalf("verify of the copy: %v, %v", res, err)
+	}
+	plant(t, dest, "Orders", changed(t, dest, "Orders", "p0001", "r0000001", func(*model.Entity) {}))
+	var diffs []string
+	res, err = migrate.Verify(ctxFor(t), migrate.VerifyOptions{Source: storeIO(t, src), Dest: storeIO(t, dest), CompareTimestamps: true,
+		Report: func(d migrate.Difference) { diffs = append(diffs, d.String()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Differences != 1 || len(diffs) != 1 || !strings.Contains(diffs[0], "property Timestamp") {
+		t.Errorf("verify after a Timestamp changed: %d differences %q; want the Timestamp's", res.Differences, diffs)
+	}
+}

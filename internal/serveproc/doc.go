@@ -2,7 +2,7 @@
 // tests of clients that are not Go (the Python SDK in e2e/python, the Azure
 // CLI in e2e/azcli, the JavaScript SDK in e2e/browser) and for the command's
 // own tests: it builds the binary from this module once per test
-// binary, starts it on a free loopback port over the embedded bolt store or
+// binary, starts it on a free loopback port over an embedded store or
 // over DynamoDB Local (internal/dynamolocal, with a table prefix of its
 // own), and stops it with the test.
 //

@@ -16,8 +16,11 @@ import (
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
-// Stores are the stores Start can serve from, in the order tests run them.
-var Stores = []string{"bolt", "dynamodb"}
+// Stores are the stores the end-to-end tests of other clients run over, in
+// order: the embedded store serve gives a new data directory (pebble), and
+// DynamoDB Local. Start also takes "bolt", the embedded store of earlier
+// releases.
+var Stores = []string{"pebble", "dynamodb"}
 
 // Server is one running `tablebridge serve`.
 type Server struct {
@@ -30,6 +33,8 @@ type Server struct {
 	// CertFile is the certificate to trust when the server serves HTTPS
 	// (SelfSignedTLS), else empty.
 	CertFile string
+	// DataDir is serve's -data directory.
+	DataDir string
 
 	spec localproc.Spec
 	mu   sync.Mutex
@@ -107,10 +112,10 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Start runs `tablebridge serve` for the test over store ("bolt": a data
-// directory in t.TempDir(); "dynamodb": DynamoDB Local, which skips or fails
-// the test as dynamolocal.Endpoint does, with a table prefix of the test's
-// own), changed by opts. The server is stopped when the test ends; if the
+// Start runs `tablebridge serve` for the test over store ("pebble" or
+// "bolt": that engine in a data directory in t.TempDir(); "dynamodb":
+// DynamoDB Local, which skips or fails the test as dynamolocal.Endpoint
+// does, with a table prefix of the test's own), changed by opts. The server is stopped when the test ends; if the
 // test failed, its request log is logged.
 func Start(t testing.TB, store string, opts ...Option) *Server {
 	t.Helper()
@@ -119,12 +124,13 @@ func Start(t testing.TB, store string, opts ...Option) *Server {
 		opt(&o)
 	}
 	binary := Binary(t)
-	// The data directory holds the bolt store, and the certificate of
+	// The data directory holds the embedded store, and the certificate of
 	// -tls-self-signed whatever the store.
 	dataDir := filepath.Join(t.TempDir(), "data")
 	storeArgs := []string{"-data", dataDir}
 	switch store {
-	case "bolt":
+	case "pebble", "bolt":
+		storeArgs = append(storeArgs, "-store", store)
 	case "dynamodb":
 		storeArgs = append(storeArgs, "-store", "dynamodb", "-dynamodb-endpoint", dynamolocal.Endpoint(t),
 			"-table-prefix", dynamolocal.UniqueName("e2e")+"-")
@@ -154,7 +160,7 @@ func Start(t testing.TB, store string, opts ...Option) *Server {
 		t.Fatal(err)
 	}
 	dev := auth.DevStoreAccount()
-	s := &Server{AccountURL: fmt.Sprintf("%s://127.0.0.1:%d/%s", scheme, p.Port, dev.Name), Account: dev.Name, proc: p}
+	s := &Server{AccountURL: fmt.Sprintf("%s://127.0.0.1:%d/%s", scheme, p.Port, dev.Name), Account: dev.Name, DataDir: dataDir, proc: p}
 	s.spec, s.spec.Port = spec, p.Port
 	t.Cleanup(func() {
 		p := s.process()

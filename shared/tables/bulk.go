@@ -3,6 +3,7 @@ package tables
 import (
 	"context"
 
+	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
@@ -15,6 +16,26 @@ import (
 // new Timestamp for all. The entities passed are not modified. A failure is
 // a *BatchError naming the entity.
 func (s *Service) ReplaceEntities(ctx context.Context, sc Scope, table string, entities []*model.Entity) error {
+	return s.replaceEntities(ctx, sc, table, entities, false)
+}
+
+// RestoreEntities is ReplaceEntities keeping each entity's own Timestamp:
+// the copy of a tablebridge store into another (tablebridge migrate
+// between local stores), where the Timestamps, and so the ETags clients
+// hold, belong to the data. Into a table that does not hold the entities
+// yet they are stored with exactly these Timestamps; over a stored
+// version, the store moves a Timestamp that is not after it just past it,
+// as for any write.
+func (s *Service) RestoreEntities(ctx context.Context, sc Scope, table string, entities []*model.Entity) error {
+	for i, e := range entities {
+		if e != nil && e.Timestamp.IsZero() {
+			return &BatchError{i, apierr.Newf(apierr.InvalidInput, "An entity to restore has no Timestamp.")}
+		}
+	}
+	return s.replaceEntities(ctx, sc, table, entities, true)
+}
+
+func (s *Service) replaceEntities(ctx context.Context, sc Scope, table string, entities []*model.Entity, keepTimestamps bool) error {
 	if err := checkTransaction(len(entities), table); err != nil {
 		return err
 	}
@@ -32,7 +53,9 @@ func (s *Service) ReplaceEntities(ctx context.Context, sc Scope, table string, e
 		// The store keeps the entity it is given: a copy leaves the
 		// caller's Timestamp alone.
 		stored[i] = *e
-		stored[i].Timestamp = ts
+		if !keepTimestamps {
+			stored[i].Timestamp = ts
+		}
 		ops[i] = store.Op{Kind: store.OpReplace, Cond: store.CondNone, Entity: &stored[i]}
 		if err := keys.check(ops[:i+1]); err != nil {
 			return err

@@ -71,3 +71,38 @@ func TestReplaceEntities(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreEntities: restored entities keep their own Timestamps (so
+// their ETags), and one without a Timestamp is refused, writing nothing.
+func TestRestoreEntities(t *testing.T) {
+	t.Parallel()
+	s := newBoltService(t, func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) })
+	ctx := context.Background()
+	sc := Scope{Account: "acct"}
+	if _, err := s.CreateTable(ctx, sc, "restore"); err != nil {
+		t.Fatal(err)
+	}
+	a := time.Date(2001, 1, 1, 0, 0, 0, 100, time.UTC)
+	b := time.Date(2002, 2, 2, 0, 0, 0, 0, time.UTC)
+	in := []*model.Entity{
+		{PartitionKey: "p", RowKey: "a", Timestamp: a, Properties: map[string]edm.Value{"N": edm.NewInt32(1)}},
+		{PartitionKey: "p", RowKey: "b", Timestamp: b, Properties: map[string]edm.Value{}},
+	}
+	if err := s.RestoreEntities(ctx, sc, "restore", in); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range in {
+		got, err := s.GetEntity(ctx, sc, "restore", want.PartitionKey, want.RowKey)
+		if err != nil || !got.Timestamp.Equal(want.Timestamp) {
+			t.Errorf("GetEntity %s = %v, %v; want Timestamp %v", want.RowKey, got, err, want.Timestamp)
+		}
+	}
+	noTimestamp := []*model.Entity{{PartitionKey: "p", RowKey: "c", Properties: map[string]edm.Value{}}}
+	var be *BatchError
+	if err := s.RestoreEntities(ctx, sc, "restore", noTimestamp); !errors.As(err, &be) || be.Index != 0 {
+		t.Errorf("RestoreEntities without a Timestamp = %v; want a BatchError for entity 0", err)
+	}
+	if _, err := s.GetEntity(ctx, sc, "restore", "p", "c"); err == nil {
+		t.Error("the refused entity was written")
+	}
+}

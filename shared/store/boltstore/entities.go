@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"maps"
 	"strings"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -245,105 +243,12 @@ func (s *storedValues) get(key []byte) []byte {
 	return nil
 }
 
+// checkOp checks one planned op against the stored value (nil when
+// absent) with the rules every store on records shares (record.Apply).
 func checkOp(current []byte, p plannedOp) (mutation, error) {
-	if p.Kind == store.OpInsert {
-		if current != nil {
-			return mutation{}, store.ErrEntityExists
-		}
-		return mutation{key: p.key, value: p.value}, nil
-	}
-	if err := checkCondition(p.Op, current); err != nil {
-		return mutation{}, err
-	}
-	if current != nil && p.Kind != store.OpDelete {
-		raised, err := raiseTimestamp(p.Entity, current)
-		if err != nil {
-			return mutation{}, err
-		}
-		if raised && p.Kind == store.OpReplace {
-			v, err := record.EncodeEntity(p.Entity)
-			if err != nil {
-				return mutation{}, err
-			}
-			p.value = v
-		}
-	}
-	switch p.Kind {
-	case store.OpReplace:
-		return mutation{key: p.key, value: p.value}, nil
-	case store.OpDelete:
-		if current == nil {
-			// Delete always needs the entity, with or without If-Match.
-			return mutation{}, store.ErrEntityNotFound
-		}
-		return mutation{key: p.key, delete: true}, nil
-	}
-	// OpMerge: without a stored entity (Insert Or Merge) the sent
-	// properties are the whole entity.
-	merged := p.Entity
-	if current != nil {
-		old, err := decodeEntity(nil, nil, current)
-		if err != nil {
-			return mutation{}, err
-		}
-		merged = &model.Entity{
-			PartitionKey: p.Entity.PartitionKey,
-			RowKey:       p.Entity.RowKey,
-			Timestamp:    p.Entity.Timestamp,
-			Properties:   old.Properties,
-		}
-		maps.Copy(merged.Properties, p.Entity.Properties)
-		if err := store.CheckMergedLimits(merged); err != nil {
-			return mutation{}, err
-		}
-	}
-	v, err := record.EncodeEntity(merged)
+	v, del, err := record.Apply(p.Op, current, p.value)
 	if err != nil {
 		return mutation{}, err
 	}
-	return mutation{key: p.key, value: v}, nil
-}
-
-// tick is the Timestamp's precision (the ETag's 7 fractional digits).
-const tick = 100 * time.Nanosecond
-
-// raiseTimestamp moves e's new Timestamp just past the stored version's
-// when it is not after it (the clock stepped back, or an injected one
-// lags), so an entity's Timestamps only increase and no two versions share
-// an ETag (store.Store.Write). The store is one process and this runs
-// under bbolt's write lock, so comparing with the stored value is exact.
-func raiseTimestamp(e *model.Entity, current []byte) (bool, error) {
-	stored, err := record.DecodeTimestamp(current)
-	if err != nil {
-		return false, err
-	}
-	if e.Timestamp.After(stored) {
-		return false, nil
-	}
-	e.Timestamp = stored.Add(tick)
-	return true, nil
-}
-
-// checkCondition applies an If-Match condition to the stored value (nil when
-// absent). CondNone passes: Replace and Merge then upsert, and Delete checks
-// existence itself.
-func checkCondition(op store.Op, current []byte) error {
-	switch op.Cond {
-	case store.CondExists:
-		if current == nil {
-			return store.ErrEntityNotFound
-		}
-	case store.CondTimestamp:
-		if current == nil {
-			return store.ErrEntityNotFound
-		}
-		ts, err := record.DecodeTimestamp(current)
-		if err != nil {
-			return err
-		}
-		if !ts.Equal(op.Timestamp) {
-			return store.ErrConditionFailed
-		}
-	}
-	return nil
+	return mutation{key: p.key, value: v, delete: del}, nil
 }

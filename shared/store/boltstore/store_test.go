@@ -97,6 +97,9 @@ func TestReopenKeepsData(t *testing.T) {
 	if doc, err := s.GetServiceProperties(ctx, "acct"); err != nil || string(doc) != "<props/>" {
 		t.Errorf("service properties after reopen = %q, %v", doc, err)
 	}
+	if accounts, err := s.Accounts(ctx); err != nil || len(accounts) != 1 || accounts[0] != "acct" {
+		t.Errorf("Accounts = %q, %v", accounts, err)
+	}
 }
 
 func TestCloseWaitsForWritesInFlight(t *testing.T) {

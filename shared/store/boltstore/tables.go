@@ -265,3 +265,32 @@ func wrapErr(op string, err error) error {
 	}
 	return fmt.Errorf("boltstore: %s: %w", op, err)
 }
+
+// Accounts lists the accounts that have tables or service properties, in
+// name order: what a copy of the whole store (tablebridge migrate between
+// local stores) walks.
+func (s *Store) Accounts(ctx context.Context) ([]string, error) {
+	if err := s.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	var accounts []string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketAccounts).ForEachBucket(func(name []byte) error {
+			acct := tx.Bucket(bucketAccounts).Bucket(name)
+			hasTables := false
+			if catalog := acct.Bucket(bucketCatalog); catalog != nil {
+				first, _ := catalog.Cursor().First()
+				hasTables = first != nil
+			}
+			if hasTables || acct.Get(keyService) != nil {
+				accounts = append(accounts, string(name))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, wrapErr("list accounts", err)
+	}
+	return accounts, nil
+}
