@@ -4,6 +4,11 @@ SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := help
 
 GO       ?= go
+# Pebble compresses with zstd through cgo unless built with pebblegozstd:
+# the pebble store writes Snappy blocks, and the tag spares every build
+# (the race detector's included) compiling zstd's C code.
+GOFLAGS  += -tags=pebblegozstd
+export GOFLAGS
 PKGS     ?= ./...
 DATA     ?= ./.tablebridge
 LISTEN   ?= 127.0.0.1:10002
