@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/operation"
@@ -40,33 +39,13 @@ var endpoints = [...]endpoint{
 	operation.GetServiceStats:        {serve: (*Handler).getServiceStats},
 }
 
-// effectiveMethod resolves verb tunnelling: legacy clients send MERGE (and
-// PUT, DELETE) as POST with X-HTTP-Method ("Merge Entity").
-func effectiveMethod(r *http.Request) (string, error) {
-	tunnel := r.Header["X-Http-Method"] // X-HTTP-Method, canonically spelled
-	if len(tunnel) == 0 {
-		return r.Method, nil
-	}
-	if len(tunnel) > 1 {
-		return "", apierr.New(apierr.XMethodIncorrectCount)
-	}
-	if r.Method != http.MethodPost {
-		return "", apierr.New(apierr.XMethodNotUsingPost)
-	}
-	switch m := strings.ToUpper(strings.TrimSpace(tunnel[0])); m {
-	case "MERGE", "PUT", "DELETE", "PATCH":
-		return m, nil
-	}
-	return "", apierr.New(apierr.XMethodIncorrectValue)
-}
-
 // resolveOperation maps method, resource and query to an operation
 // through shared/operation's table, and answers as Azure does when none
 // matches.
 func resolveOperation(r *http.Request, res resource, q url.Values) (operation.Operation, error) {
-	method, err := effectiveMethod(r)
-	if err != nil {
-		return 0, err
+	method, tunnelErr := operation.EffectiveMethod(r.Method, r.Header)
+	if tunnelErr != nil {
+		return 0, tunnelErr
 	}
 	// "If-None-Match HTTP header cannot be specified for PUT operations"
 	// (Table service error codes); likewise for MERGE and DELETE, which

@@ -3,6 +3,9 @@ package operation
 import (
 	"net/http"
 	"slices"
+	"strings"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
 )
 
 // Operation is one REST operation of the Table service.
@@ -342,6 +345,31 @@ func Resolve(path Path, method, restype, comp string, header http.Header) (Opera
 		return op, Matched
 	}
 	return 0, miss
+}
+
+// EffectiveMethod returns the method a request performs, which is what
+// Request.Methods list: its own, or the one a POST names in
+// X-HTTP-Method. Legacy clients tunnel MERGE, and PUT and DELETE, through
+// POST for proxies that pass only standard verbs ("Merge Entity"), in a
+// request of its own and in a changeset alike. Azure refuses a tunnel on
+// another verb (XMethodNotUsingPost), more than one (XMethodIncorrectCount)
+// and a verb no entity operation tunnels (XMethodIncorrectValue).
+func EffectiveMethod(method string, header http.Header) (string, *apierr.Error) {
+	tunnel := header["X-Http-Method"] // X-HTTP-Method, canonically spelled
+	if len(tunnel) == 0 {
+		return method, nil
+	}
+	if len(tunnel) > 1 {
+		return "", apierr.New(apierr.XMethodIncorrectCount)
+	}
+	if method != post {
+		return "", apierr.New(apierr.XMethodNotUsingPost)
+	}
+	switch m := strings.ToUpper(strings.TrimSpace(tunnel[0])); m {
+	case merge, put, del, patch:
+		return m, nil
+	}
+	return "", apierr.New(apierr.XMethodIncorrectValue)
 }
 
 // Routes returns the API Gateway routes the operation arrives on, derived
