@@ -46,7 +46,7 @@ func (h *Handler) batch(c *call) (*response, error) {
 		return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body}, nil
 	}
 
-	ops := make([]tables.BatchOp, len(req.Operations))
+	ops := make([]tables.EntityWrite, len(req.Operations))
 	table := ""
 	for i := range req.Operations {
 		op := &req.Operations[i]
@@ -83,8 +83,8 @@ func (h *Handler) batch(c *call) (*response, error) {
 		if etag == "" || !res.Entity.Timestamp.Equal(etagTime) {
 			etag, etagTime = tables.ETag(res.Entity.Timestamp), res.Entity.Timestamp
 		}
-		switch ops[i].Kind {
-		case tables.BatchInsert:
+		switch ops[i].Op {
+		case operation.InsertEntity:
 			loc := entityLocation(c.baseURL, table, res.Entity)
 			noContent, explicit := preferenceOf(op.Header)
 			if noContent {
@@ -100,7 +100,7 @@ func (h *Handler) batch(c *call) (*response, error) {
 			if explicit {
 				parts[i].PreferenceApplied = "return-content"
 			}
-		case tables.BatchDelete:
+		case operation.DeleteEntity:
 			parts[i] = batch.Deleted()
 		default:
 			parts[i] = batch.Updated(etag)
@@ -137,48 +137,42 @@ func (h *Handler) batch(c *call) (*response, error) {
 
 // batchOperation resolves one changeset operation: its target, its
 // authorization, and the service operation it becomes.
-func (h *Handler) batchOperation(c *call, op *batch.Operation) (tables.BatchOp, string, error) {
+func (h *Handler) batchOperation(c *call, op *batch.Operation) (tables.EntityWrite, string, error) {
 	res, err := batchResource(op)
 	if err != nil {
-		return tables.BatchOp{}, "", err
-	}
-	bop := tables.BatchOp{
-		PartitionKey: res.partitionKey,
-		RowKey:       res.rowKey,
-		Body:         op.Body,
-		IfMatch:      headerValue(op.Header, "If-Match"),
+		return tables.EntityWrite{}, "", err
 	}
 	var need operation.Operation
 	action := op.Action()
 	switch action {
 	case batch.ActionInsert:
 		if res.kind != operation.PathEntities {
-			return bop, "", apierr.Newf(apierr.InvalidInput, "An insert must target the table, not an entity.")
+			return tables.EntityWrite{}, "", apierr.Newf(apierr.InvalidInput, "An insert must target the table, not an entity.")
 		}
-		bop.Kind, need = tables.BatchInsert, operation.InsertEntity
+		need = operation.InsertEntity
 	case batch.ActionUpdate, batch.ActionInsertOrReplace, batch.ActionMerge, batch.ActionInsertOrMerge, batch.ActionDelete:
 		if res.kind != operation.PathEntity {
-			return bop, "", apierr.Newf(apierr.InvalidInput, "The operation must target an entity.")
+			return tables.EntityWrite{}, "", apierr.Newf(apierr.InvalidInput, "The operation must target an entity.")
 		}
 		switch action {
 		case batch.ActionUpdate:
-			bop.Kind, need = tables.BatchUpdate, operation.UpdateEntity
+			need = operation.UpdateEntity
 		case batch.ActionInsertOrReplace:
-			bop.Kind, need = tables.BatchUpdate, operation.InsertOrReplaceEntity
+			need = operation.InsertOrReplaceEntity
 		case batch.ActionMerge:
-			bop.Kind, need = tables.BatchMerge, operation.MergeEntity
+			need = operation.MergeEntity
 		case batch.ActionInsertOrMerge:
-			bop.Kind, need = tables.BatchMerge, operation.InsertOrMergeEntity
+			need = operation.InsertOrMergeEntity
 		default:
-			bop.Kind, need = tables.BatchDelete, operation.DeleteEntity
+			need = operation.DeleteEntity
 		}
 	default:
-		return bop, "", apierr.Newf(apierr.InvalidInput, "A GET must be the only operation of its batch.")
+		return tables.EntityWrite{}, "", apierr.Newf(apierr.InvalidInput, "A GET must be the only operation of its batch.")
 	}
 	if err := c.principal.Authorize(need, res.table); err != nil {
-		return bop, "", err
+		return tables.EntityWrite{}, "", err
 	}
-	return bop, res.table, nil
+	return entityWrite(need, res, op.Header, op.Body), res.table, nil
 }
 
 // batchResource parses an embedded request's target. Its last path segment

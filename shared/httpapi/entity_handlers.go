@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
@@ -16,6 +17,14 @@ func (h *Handler) encoder(c *call) (entityEncoder, error) {
 	return entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}, nil
 }
 
+// entityWrite is the entity write that a request, or an operation of a
+// batch, asks of the service: its operation, the entity its URL names, its
+// body and its If-Match.
+func entityWrite(op operation.Operation, res resource, header http.Header, body []byte) tables.EntityWrite {
+	return tables.EntityWrite{Op: op, PartitionKey: res.partitionKey, RowKey: res.rowKey, Body: body,
+		IfMatch: headerValue(header, "If-Match")}
+}
+
 func (h *Handler) insertEntity(c *call) (*response, error) {
 	enc, err := h.encoder(c)
 	if err != nil {
@@ -26,7 +35,7 @@ func (h *Handler) insertEntity(c *call) (*response, error) {
 		return nil, err
 	}
 	defer putBodyBuffer(body)
-	e, err := h.svc.InsertEntity(c.r.Context(), c.scope, c.res.table, body)
+	e, err := h.svc.WriteEntity(c.r.Context(), c.scope, c.res.table, entityWrite(c.op, c.res, c.r.Header, body))
 	if err != nil {
 		return nil, err
 	}
@@ -105,31 +114,23 @@ func (h *Handler) queryEntities(c *call) (*response, error) {
 	return resp, nil
 }
 
-func (h *Handler) updateEntity(c *call) (*response, error) { return h.update(c, false) }
-func (h *Handler) mergeEntity(c *call) (*response, error)  { return h.update(c, true) }
-
-func (h *Handler) update(c *call, merge bool) (*response, error) {
+// updateEntity serves Update, Merge, Insert Or Replace and Insert Or Merge
+// Entity: the service tells them apart by the operation.
+func (h *Handler) updateEntity(c *call) (*response, error) {
 	body, err := readBody(c.r)
 	if err != nil {
 		return nil, err
 	}
 	defer putBodyBuffer(body)
-	ts, err := h.svc.UpdateEntity(c.r.Context(), c.scope, tables.UpdateInput{
-		Table:        c.res.table,
-		PartitionKey: c.res.partitionKey,
-		RowKey:       c.res.rowKey,
-		Body:         body,
-		IfMatch:      c.r.Header.Get("If-Match"),
-		Merge:        merge,
-	})
+	e, err := h.svc.WriteEntity(c.r.Context(), c.scope, c.res.table, entityWrite(c.op, c.res, c.r.Header, body))
 	if err != nil {
 		return nil, err
 	}
-	return &response{status: http.StatusNoContent, etag: tables.ETag(ts)}, nil
+	return &response{status: http.StatusNoContent, etag: tables.ETag(e.Timestamp)}, nil
 }
 
 func (h *Handler) deleteEntity(c *call) (*response, error) {
-	err := h.svc.DeleteEntity(c.r.Context(), c.scope, c.res.table, c.res.partitionKey, c.res.rowKey, c.r.Header.Get("If-Match"))
+	_, err := h.svc.WriteEntity(c.r.Context(), c.scope, c.res.table, entityWrite(c.op, c.res, c.r.Header, nil))
 	if err != nil {
 		return nil, err
 	}

@@ -257,7 +257,7 @@ var table = [end]Info{
 // have, or 0 when the request as a whole needs none of its own (a $batch,
 // whose operations are authorized one by one; a preflight).
 func (o Operation) Authorization() Operation {
-	i := o.Info()
+	i := o.entry()
 	switch {
 	case i.Unauthorized:
 		return 0
@@ -277,12 +277,19 @@ func All() []Operation {
 }
 
 // Info returns the operation's entry; the zero Info for an unknown one.
-func (o Operation) Info() Info {
+func (o Operation) Info() Info { return *o.entry() }
+
+// entry is the operation's entry without a copy of it, for what each
+// request and each operation of a batch asks.
+func (o Operation) entry() *Info {
 	if o == 0 || o >= end {
-		return Info{}
+		return &noInfo
 	}
-	return table[o]
+	return &table[o]
 }
+
+// noInfo is the entry of an unknown operation.
+var noInfo Info
 
 func (o Operation) String() string {
 	if o == 0 || o >= end {
@@ -345,6 +352,23 @@ func Resolve(path Path, method, restype, comp string, header http.Header) (Opera
 		return op, Matched
 	}
 	return 0, miss
+}
+
+// WritesEntity reports whether the operation writes one entity: Insert,
+// Update, Merge, Insert Or Replace, Insert Or Merge and Delete Entity,
+// the operations the changeset of an entity group transaction carries
+// ("Performing entity group transactions"). It is read from the entry: an
+// entity request (onEntities) that calls the store's Write.
+func (o Operation) WritesEntity() bool {
+	i := o.entry()
+	return onEntities(&i.Request) && slices.Contains(i.Store, StoreWrite)
+}
+
+// onEntities reports whether r is an OData request on a table's entities,
+// the kind a batch carries: the entity set or one entity, without the comp
+// of the table's own REST operations (?comp=acl).
+func onEntities(r *Request) bool {
+	return (r.Path == PathEntities || r.Path == PathEntity) && r.Comp == ""
 }
 
 // EffectiveMethod returns the method a request performs, which is what
