@@ -3,6 +3,8 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/tablebridge/tablebridge/shared/batch"
+	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
@@ -51,6 +53,27 @@ func (h *Handler) insertEntity(c *call) (*response, error) {
 	resp.contentType = jsonContentType(enc.level)
 	resp.body, resp.recycleBody = enc.appendEntity(getBodyBuffer(), e, true), true
 	return resp, nil
+}
+
+// insertedPart answers an Insert Entity in a changeset, as insertEntity
+// answers it alone: 201 with the entity, or 204 for "Prefer:
+// return-no-content", in the form Azure gives a batch's parts.
+func insertedPart(c *call, part *batch.Operation, e *model.Entity, etag string) (batch.Response, error) {
+	loc := entityLocation(c.baseURL, c.res.table, e)
+	noContent, explicit := preferenceOf(part.Header)
+	if noContent {
+		return batch.InsertedNoContent(loc, etag), nil
+	}
+	level, err := metadataLevelOf(part.Header, queryValue(part.URL.RawQuery, "$format"))
+	if err != nil {
+		return batch.Response{}, err
+	}
+	enc := &entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}
+	answer := batch.Inserted(loc, etag, jsonContentType(level), enc.appendEntity(nil, e, true))
+	if explicit {
+		answer.PreferenceApplied = "return-content"
+	}
+	return answer, nil
 }
 
 func (h *Handler) getEntity(c *call) (*response, error) {
@@ -129,10 +152,20 @@ func (h *Handler) updateEntity(c *call) (*response, error) {
 	return &response{status: http.StatusNoContent, etag: tables.ETag(e.Timestamp)}, nil
 }
 
+// updatedPart answers them in a changeset: 204 with the new ETag.
+func updatedPart(_ *call, _ *batch.Operation, _ *model.Entity, etag string) (batch.Response, error) {
+	return batch.Updated(etag), nil
+}
+
 func (h *Handler) deleteEntity(c *call) (*response, error) {
 	_, err := h.svc.WriteEntity(c.r.Context(), c.scope, c.res.table, entityWrite(c.op, c.res, c.r.Header, nil))
 	if err != nil {
 		return nil, err
 	}
 	return &response{status: http.StatusNoContent}, nil
+}
+
+// deletedPart answers a Delete Entity in a changeset: 204.
+func deletedPart(*call, *batch.Operation, *model.Entity, string) (batch.Response, error) {
+	return batch.Deleted(), nil
 }

@@ -364,6 +364,16 @@ func (o Operation) WritesEntity() bool {
 	return onEntities(&i.Request) && slices.Contains(i.Store, StoreWrite)
 }
 
+// ReadsEntities reports whether the operation reads a table's entities:
+// Query Entities and Get Entity, one of which a batch may hold alone. It
+// is read from the entry: an entity request (onEntities) that calls the
+// store's entity reads.
+func (o Operation) ReadsEntities() bool {
+	i := o.entry()
+	return onEntities(&i.Request) &&
+		(slices.Contains(i.Store, StoreQueryEntities) || slices.Contains(i.Store, StoreGetEntity))
+}
+
 // onEntities reports whether r is an OData request on a table's entities,
 // the kind a batch carries: the entity set or one entity, without the comp
 // of the table's own REST operations (?comp=acl).

@@ -169,6 +169,28 @@ func TestStoreMethodsAreTheStores(t *testing.T) {
 	}
 }
 
+// TestBatchOperations: the entity writes are the six operations "Performing
+// entity group transactions" lets a changeset carry, and the entity reads
+// the two a batch may hold alone.
+func TestBatchOperations(t *testing.T) {
+	var writes, reads []Operation
+	for _, op := range All() {
+		if op.WritesEntity() {
+			writes = append(writes, op)
+		}
+		if op.ReadsEntities() {
+			reads = append(reads, op)
+		}
+	}
+	wantWrites := []Operation{InsertEntity, UpdateEntity, MergeEntity, InsertOrReplaceEntity, InsertOrMergeEntity, DeleteEntity}
+	if !slices.Equal(writes, wantWrites) {
+		t.Errorf("entity writes %v, want %v", writes, wantWrites)
+	}
+	if want := []Operation{QueryEntities, GetEntity}; !slices.Equal(reads, want) {
+		t.Errorf("entity reads %v, want %v", reads, want)
+	}
+}
+
 // TestEffectiveMethod: X-HTTP-Method on a POST names the method; Azure's
 // codes refuse it on another verb, twice, or naming a verb no entity
 // operation tunnels.
