@@ -8,6 +8,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
@@ -141,7 +142,8 @@ func (s *StoreIO) EnsureTable(ctx context.Context, table string) error {
 // Delete deletes one entity through the service with If-Match: *; one that
 // is already gone is fine.
 func (s *StoreIO) Delete(ctx context.Context, table, partitionKey, rowKey string) error {
-	err := s.svc.DeleteEntity(ctx, s.scope, table, partitionKey, rowKey, "*")
+	_, err := s.svc.WriteEntity(ctx, s.scope, table, tables.EntityWrite{Op: operation.DeleteEntity,
+		PartitionKey: partitionKey, RowKey: rowKey, IfMatch: "*"})
 	if ae, ok := apierr.As(err); ok && ae.Code == apierr.ResourceNotFound {
 		return nil
 	}

@@ -60,7 +60,10 @@
 // Verbs: POST, PUT, PATCH, MERGE, DELETE inside a changeset, and POST with
 // X-HTTP-Method set to MERGE, PATCH, PUT or DELETE, which is what the Go and
 // .NET SDKs send to Cosmos DB. Operation.Method holds the verb after that
-// tunnel is resolved.
+// tunnel is resolved, by the rule a request of its own follows
+// (operation.EffectiveMethod). Which Table operation an embedded request
+// is, the codec does not say: the caller resolves it through
+// shared/operation's table as it resolves a request of its own.
 //
 // # Errors
 //

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // OperationError is the failure of one operation of a changeset. Azure
@@ -77,7 +78,7 @@ func (p *parser) parseOperationPart(op *Operation, index int, partHeader []heade
 		return operationInvalid(index, contentID, "The verb %q is not allowed in a batch.", method)
 	}
 	header := p.values.toHeader(fields)
-	resolved, apiErr := resolveMethod(verb, header)
+	resolved, apiErr := operation.EffectiveMethod(verb, header)
 	if apiErr != nil {
 		return &OperationError{Index: index, ContentID: contentID, Err: apiErr}
 	}

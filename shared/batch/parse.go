@@ -347,32 +347,3 @@ func allowedMethod(method string) string {
 	}
 	return ""
 }
-
-// tunneledMethods are the X-HTTP-Method values a POST may carry.
-var tunneledMethods = map[string]bool{
-	"MERGE":           true,
-	http.MethodPatch:  true,
-	http.MethodPut:    true,
-	http.MethodDelete: true,
-}
-
-// resolveMethod applies X-HTTP-Method: only on POST, once, with a verb from
-// tunneledMethods (Azure's XMethodNotUsingPost, XMethodIncorrectCount and
-// XMethodIncorrectValue).
-func resolveMethod(method string, header http.Header) (string, *apierr.Error) {
-	values := header["X-Http-Method"] // Values without canonicalizing a canonical key
-	if len(values) == 0 {
-		return method, nil
-	}
-	if len(values) > 1 {
-		return "", apierr.New(apierr.XMethodIncorrectCount)
-	}
-	if method != http.MethodPost {
-		return "", apierr.New(apierr.XMethodNotUsingPost)
-	}
-	tunneled := strings.ToUpper(strings.TrimSpace(values[0]))
-	if !tunneledMethods[tunneled] {
-		return "", apierr.New(apierr.XMethodIncorrectValue)
-	}
-	return tunneled, nil
-}

@@ -233,17 +233,17 @@ func TestParseTolerances(t *testing.T) {
 		{
 			name: "preamble and epilogue",
 			body: "this is a preamble\r\n" + changesetBody(op(insertRequest)) + "and an epilogue\r\n",
-			want: []string{`0 POST Insert host=127.0.0.1:10002 path=/devstoreaccount1/t query= cid= if-match= prefer= body={"PartitionKey":"p","RowKey":"r"}`},
+			want: []string{`0 POST host=127.0.0.1:10002 path=/devstoreaccount1/t query= cid= if-match= prefer= body={"PartitionKey":"p","RowKey":"r"}`},
 		},
 		{
 			name: "quoted boundary and upper-case media type", contentType: `Multipart/Mixed; boundary="batch_b"`,
 			body: changesetBody(op(insertRequest)),
-			want: []string{`0 POST Insert host=127.0.0.1:10002 path=/devstoreaccount1/t query= cid= if-match= prefer= body={"PartitionKey":"p","RowKey":"r"}`},
+			want: []string{`0 POST host=127.0.0.1:10002 path=/devstoreaccount1/t query= cid= if-match= prefer= body={"PartitionKey":"p","RowKey":"r"}`},
 		},
 		{
 			name: "quoted changeset boundary and transport padding",
 			body: "--batch_b  \r\nContent-Type: multipart/mixed; boundary=\"changeset_c\"\r\n\r\n--changeset_c\t\r\n" + op(deleteRequest) + "\r\n--changeset_c--\r\n--batch_b--",
-			want: []string{`0 DELETE Delete host=127.0.0.1:10002 path=/devstoreaccount1/t(PartitionKey='p',RowKey='r') query= cid= if-match=* prefer= body=`},
+			want: []string{`0 DELETE host=127.0.0.1:10002 path=/devstoreaccount1/t(PartitionKey='p',RowKey='r') query= cid= if-match=* prefer= body=`},
 		},
 		{
 			name: "POST tunneling MERGE, PUT and DELETE",
@@ -254,26 +254,26 @@ func TestParseTolerances(t *testing.T) {
 				op("POST http://h/a/t(PartitionKey='p',RowKey='4') HTTP/1.1\r\nX-HTTP-Method: PATCH\r\n\r\n{}"),
 			),
 			want: []string{
-				`0 MERGE Merge host=h path=/a/t(PartitionKey='p',RowKey='1') query= cid= if-match=* prefer= body={}`,
-				`1 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='2') query= cid= if-match= prefer= body={}`,
-				`2 DELETE Delete host=h path=/a/t(PartitionKey='p',RowKey='3') query= cid= if-match=* prefer= body=`,
-				`3 PATCH InsertOrMerge host=h path=/a/t(PartitionKey='p',RowKey='4') query= cid= if-match= prefer= body={}`,
+				`0 MERGE host=h path=/a/t(PartitionKey='p',RowKey='1') query= cid= if-match=* prefer= body={}`,
+				`1 PUT host=h path=/a/t(PartitionKey='p',RowKey='2') query= cid= if-match= prefer= body={}`,
+				`2 DELETE host=h path=/a/t(PartitionKey='p',RowKey='3') query= cid= if-match=* prefer= body=`,
+				`3 PATCH host=h path=/a/t(PartitionKey='p',RowKey='4') query= cid= if-match= prefer= body={}`,
 			},
 		},
 		{
 			name: "origin-form URL with Host",
 			body: changesetBody(op("POST /devstoreaccount1/t?timeout=5 HTTP/1.1\r\nHost: 127.0.0.1:10002\r\n\r\n{}")),
-			want: []string{`0 POST Insert host=127.0.0.1:10002 path=/devstoreaccount1/t query=timeout=5 cid= if-match= prefer= body={}`},
+			want: []string{`0 POST host=127.0.0.1:10002 path=/devstoreaccount1/t query=timeout=5 cid= if-match= prefer= body={}`},
 		},
 		{
 			name: "URL with only an authority",
 			body: changesetBody(op("POST http://h?x=1 HTTP/1.1\r\n\r\n{}")),
-			want: []string{`0 POST Insert host=h path= query=x=1 cid= if-match= prefer= body={}`},
+			want: []string{`0 POST host=h path= query=x=1 cid= if-match= prefer= body={}`},
 		},
 		{
 			name: "blank lines before the request line and around the body",
 			body: changesetBody(op("\r\n\r\n" + "POST http://h/a/t HTTP/1.1\r\n\r\n\r\n  {\"a\":1}\t\r\n\r\n")),
-			want: []string{`0 POST Insert host=h path=/a/t query= cid= if-match= prefer= body={"a":1}`},
+			want: []string{`0 POST host=h path=/a/t query= cid= if-match= prefer= body={"a":1}`},
 		},
 		{
 			name: "Content-Length and Content-MD5 of the body exactly, and of the body without the whitespace around it",
@@ -286,32 +286,32 @@ func TestParseTolerances(t *testing.T) {
 				op("PUT http://h/a/t(PartitionKey='p',RowKey='v') HTTP/1.1\r\nContent-MD5: "+md5Of(`{"V":"replaced"}`)+"\r\n\r\n\r\n {\"V\":\"replaced\"}\t"),
 			),
 			want: []string{
-				`0 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='r') query= cid= if-match= prefer= body={"V":"replaced"}`,
-				`1 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='s') query= cid= if-match= prefer= body={"V":"replaced"}`,
-				`2 DELETE Delete host=h path=/a/t(PartitionKey='p',RowKey='t') query= cid= if-match=* prefer= body=`,
-				`3 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='u') query= cid= if-match= prefer= body={"V":"replaced"}`,
-				`4 PUT InsertOrReplace host=h path=/a/t(PartitionKey='p',RowKey='v') query= cid= if-match= prefer= body={"V":"replaced"}`,
+				`0 PUT host=h path=/a/t(PartitionKey='p',RowKey='r') query= cid= if-match= prefer= body={"V":"replaced"}`,
+				`1 PUT host=h path=/a/t(PartitionKey='p',RowKey='s') query= cid= if-match= prefer= body={"V":"replaced"}`,
+				`2 DELETE host=h path=/a/t(PartitionKey='p',RowKey='t') query= cid= if-match=* prefer= body=`,
+				`3 PUT host=h path=/a/t(PartitionKey='p',RowKey='u') query= cid= if-match= prefer= body={"V":"replaced"}`,
+				`4 PUT host=h path=/a/t(PartitionKey='p',RowKey='v') query= cid= if-match= prefer= body={"V":"replaced"}`,
 			},
 		},
 		{
 			name: "MIME Content-ID wins over the embedded one",
 			body: changesetBody("Content-Type: application/http\r\nContent-ID: 5\r\n\r\nPOST http://h/a/t HTTP/1.1\r\nContent-ID: 6\r\n\r\n{}"),
-			want: []string{`0 POST Insert host=h path=/a/t query= cid=5 if-match= prefer= body={}`},
+			want: []string{`0 POST host=h path=/a/t query= cid=5 if-match= prefer= body={}`},
 		},
 		{
 			name: "a boundary-like line inside a body is not a delimiter",
 			body: changesetBody(op("POST http://h/a/t HTTP/1.1\r\n\r\n{\"a\":\r\n\"--changeset_cx\", \"b\":\" --changeset_c\"}")),
-			want: []string{"0 POST Insert host=h path=/a/t query= cid= if-match= prefer= body={\"a\":\r\n\"--changeset_cx\", \"b\":\" --changeset_c\"}"},
+			want: []string{"0 POST host=h path=/a/t query= cid= if-match= prefer= body={\"a\":\r\n\"--changeset_cx\", \"b\":\" --changeset_c\"}"},
 		},
 		{
 			name: "operation without headers or body",
 			body: changesetBody(op("DELETE http://h/a/t(PartitionKey='p',RowKey='r') HTTP/1.1")),
-			want: []string{`0 DELETE Delete host=h path=/a/t(PartitionKey='p',RowKey='r') query= cid= if-match= prefer= body=`},
+			want: []string{`0 DELETE host=h path=/a/t(PartitionKey='p',RowKey='r') query= cid= if-match= prefer= body=`},
 		},
 		{
 			name: "exactly 100 operations",
 			body: changesetBody(repeat(op(deleteRequest), model.MaxBatchOperations)...),
-			want: repeatIndexed(`%d DELETE Delete host=127.0.0.1:10002 path=/devstoreaccount1/t(PartitionKey='p',RowKey='r') query= cid= if-match=* prefer= body=`, model.MaxBatchOperations),
+			want: repeatIndexed(`%d DELETE host=127.0.0.1:10002 path=/devstoreaccount1/t(PartitionKey='p',RowKey='r') query= cid= if-match=* prefer= body=`, model.MaxBatchOperations),
 		},
 	}
 	for _, tt := range tests {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
 // The parser reads headers and URLs by hand for speed. These tests hold it
@@ -142,7 +143,7 @@ func referenceOperationPart(index int, partHeader textproto.MIMEHeader, content 
 	if allowedMethod(method) == "" {
 		return Operation{}, operationInvalid(index, contentID, "The verb %q is not allowed in a batch.", method)
 	}
-	resolved, apiErr := resolveMethod(method, header)
+	resolved, apiErr := operation.EffectiveMethod(method, header)
 	if apiErr != nil {
 		return Operation{}, &OperationError{Index: index, ContentID: contentID, Err: apiErr}
 	}

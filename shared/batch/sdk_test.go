@@ -130,10 +130,10 @@ func answerSuccess(t *testing.T) func(http.ResponseWriter, string, []byte) {
 		}
 		parts := make([]batch.Response, len(req.Operations))
 		for i, op := range req.Operations {
-			switch op.Action() {
-			case batch.ActionInsert:
+			switch op.Method {
+			case http.MethodPost:
 				parts[i] = batch.InsertedNoContent(op.URL.String(), sampleETag)
-			case batch.ActionDelete:
+			case http.MethodDelete:
 				parts[i] = batch.Deleted()
 			default:
 				parts[i] = batch.Updated(sampleETag)

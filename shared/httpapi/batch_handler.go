@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -46,11 +47,11 @@ func (h *Handler) batch(c *call) (*response, error) {
 		return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body}, nil
 	}
 
-	ops := make([]tables.BatchOp, len(req.Operations))
+	writes := make([]tables.EntityWrite, len(req.Operations))
 	table := ""
 	for i := range req.Operations {
 		op := &req.Operations[i]
-		bop, opTable, err := h.batchOperation(c, op)
+		w, opTable, err := h.changesetWrite(c, op)
 		if err != nil {
 			return h.batchFailure(c, op.Fail(asAPIError(err)))
 		}
@@ -60,10 +61,10 @@ func (h *Handler) batch(c *call) (*response, error) {
 			// A second table is a second entity group.
 			return h.batchFailure(c, op.Fail(apierr.New(apierr.CommandsInBatchActOnDifferentPartitions)))
 		}
-		ops[i] = bop
+		writes[i] = w
 	}
 	c.res.table = table
-	results, err := h.svc.Batch(c.r.Context(), c.scope, table, ops)
+	results, err := h.svc.Batch(c.r.Context(), c.scope, table, writes)
 	if err != nil {
 		var be *tables.BatchError
 		if !errors.As(err, &be) {
@@ -83,27 +84,8 @@ func (h *Handler) batch(c *call) (*response, error) {
 		if etag == "" || !res.Entity.Timestamp.Equal(etagTime) {
 			etag, etagTime = tables.ETag(res.Entity.Timestamp), res.Entity.Timestamp
 		}
-		switch ops[i].Kind {
-		case tables.BatchInsert:
-			loc := entityLocation(c.baseURL, table, res.Entity)
-			noContent, explicit := preferenceOf(op.Header)
-			if noContent {
-				parts[i] = batch.InsertedNoContent(loc, etag)
-				break
-			}
-			level, err := metadataLevelOf(op.Header, op.URL.Query().Get("$format"))
-			if err != nil {
-				return h.batchFailure(c, op.Fail(asAPIError(err)))
-			}
-			enc := &entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: table}
-			parts[i] = batch.Inserted(loc, etag, jsonContentType(level), enc.appendEntity(nil, res.Entity, true))
-			if explicit {
-				parts[i].PreferenceApplied = "return-content"
-			}
-		case tables.BatchDelete:
-			parts[i] = batch.Deleted()
-		default:
-			parts[i] = batch.Updated(etag)
+		if parts[i], err = endpoints[writes[i].Op].part(c, op, res.Entity, etag); err != nil {
+			return h.batchFailure(c, op.Fail(asAPIError(err)))
 		}
 		parts[i].ContentID = op.ContentID
 	}
@@ -135,50 +117,61 @@ func (h *Handler) batch(c *call) (*response, error) {
 	return &response{status: batch.StatusCode, contentType: b.ContentType(), body: body, recycleBody: true}, nil
 }
 
-// batchOperation resolves one changeset operation: its target, its
-// authorization, and the service operation it becomes.
-func (h *Handler) batchOperation(c *call, op *batch.Operation) (tables.BatchOp, string, error) {
-	res, err := batchResource(op)
+// changesetWrite resolves one operation of a changeset as a request of its
+// own resolves, holds it to what a changeset carries (changesetOperation),
+// authorizes it like one, and returns the entity write it asks of the
+// service and the table it names.
+func (h *Handler) changesetWrite(c *call, part *batch.Operation) (tables.EntityWrite, string, error) {
+	res, err := batchResource(part)
 	if err != nil {
-		return tables.BatchOp{}, "", err
+		return tables.EntityWrite{}, "", err
 	}
-	bop := tables.BatchOp{
-		PartitionKey: res.partitionKey,
-		RowKey:       res.rowKey,
-		Body:         op.Body,
-		IfMatch:      headerValue(op.Header, "If-Match"),
+	op, err := changesetOperation(res, part)
+	if err != nil {
+		return tables.EntityWrite{}, "", err
 	}
-	var need operation.Operation
-	action := op.Action()
-	switch action {
-	case batch.ActionInsert:
-		if res.kind != operation.PathEntities {
-			return bop, "", apierr.Newf(apierr.InvalidInput, "An insert must target the table, not an entity.")
+	if err := c.principal.Authorize(op.Authorization(), res.table); err != nil {
+		return tables.EntityWrite{}, "", err
+	}
+	return entityWrite(op, res, part.Header, part.Body), res.table, nil
+}
+
+// changesetOperation resolves an operation of a changeset (its method
+// already untunnelled by the parser) and accepts the entity writes, the
+// operations a changeset carries. The rest is refused by the batch's own
+// rules, before the answer a request of its own would get: a GET belongs
+// alone in its batch, and a verb that is an entity write's on the other
+// entity path (an insert on an entity, an update or delete on the table)
+// is told which path it needs.
+func changesetOperation(res resource, part *batch.Operation) (operation.Operation, error) {
+	op, err := resolvePart(res, part)
+	if err == nil && op.WritesEntity() {
+		return op, nil
+	}
+	if part.Method == http.MethodGet {
+		return 0, apierr.Newf(apierr.InvalidInput, "A GET must be the only operation of its batch.")
+	}
+	other := operation.PathEntity
+	if res.kind == operation.PathEntity {
+		other = operation.PathEntities
+	}
+	if write, miss := operation.Resolve(other, part.Method, "", "", part.Header); miss == operation.Matched && write.WritesEntity() {
+		if other == operation.PathEntities {
+			return 0, apierr.Newf(apierr.InvalidInput, "An insert must target the table, not an entity.")
 		}
-		bop.Kind, need = tables.BatchInsert, operation.InsertEntity
-	case batch.ActionUpdate, batch.ActionInsertOrReplace, batch.ActionMerge, batch.ActionInsertOrMerge, batch.ActionDelete:
-		if res.kind != operation.PathEntity {
-			return bop, "", apierr.Newf(apierr.InvalidInput, "The operation must target an entity.")
-		}
-		switch action {
-		case batch.ActionUpdate:
-			bop.Kind, need = tables.BatchUpdate, operation.UpdateEntity
-		case batch.ActionInsertOrReplace:
-			bop.Kind, need = tables.BatchUpdate, operation.InsertOrReplaceEntity
-		case batch.ActionMerge:
-			bop.Kind, need = tables.BatchMerge, operation.MergeEntity
-		case batch.ActionInsertOrMerge:
-			bop.Kind, need = tables.BatchMerge, operation.InsertOrMergeEntity
-		default:
-			bop.Kind, need = tables.BatchDelete, operation.DeleteEntity
-		}
-	default:
-		return bop, "", apierr.Newf(apierr.InvalidInput, "A GET must be the only operation of its batch.")
+		return 0, apierr.Newf(apierr.InvalidInput, "The operation must target an entity.")
 	}
-	if err := c.principal.Authorize(need, res.table); err != nil {
-		return bop, "", err
+	if err != nil {
+		return 0, err
 	}
-	return bop, res.table, nil
+	return 0, apierr.Newf(apierr.InvalidInput, "%s cannot be part of a changeset.", op)
+}
+
+// resolvePart resolves an operation of a batch as resolveOperation resolves
+// a request of its own; the parser has applied X-HTTP-Method already.
+func resolvePart(res resource, part *batch.Operation) (operation.Operation, error) {
+	raw := part.URL.RawQuery
+	return resolve(res, part.Method, queryValue(raw, "restype"), queryValue(raw, "comp"), part.Header)
 }
 
 // batchResource parses an embedded request's target. Its last path segment
@@ -204,6 +197,78 @@ func batchResource(op *batch.Operation) (resource, error) {
 	}
 	return res, nil
 }
+
+// queryValue is url.Values.Get(name) on the query rawQuery parses to,
+// without building the map: every operation of a changeset is resolved by
+// its restype and comp, and the SDKs give each one a $format (aztables,
+// Azure.Data.Tables), so a map per operation would cost a transaction of
+// 100 inserts some 500 allocations. A query of more parameters than
+// net/url takes is left to net/url, which refuses it whole.
+func queryValue(rawQuery, name string) string {
+	if len(rawQuery) >= maxQueryScan && strings.Count(rawQuery, "&") >= maxQueryScan {
+		q, _ := url.ParseQuery(rawQuery)
+		return q.Get(name)
+	}
+	for rawQuery != "" {
+		var pair string
+		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
+		key, value, _ := strings.Cut(pair, "=")
+		// net/url drops a pair with a semicolon (and an empty one).
+		if pair == "" || !queryKeyIs(key, name) || strings.Contains(pair, ";") {
+			continue
+		}
+		if value, err := url.QueryUnescape(value); err == nil {
+			return value
+		}
+	}
+	return ""
+}
+
+// queryKeyIs reports whether key unescapes (url.QueryUnescape) to name,
+// without the copy unescaping makes of a key that holds an escape, as the
+// SDKs' "%24format" does. A key that does not unescape names nothing.
+func queryKeyIs(key, name string) bool {
+	n := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch c {
+		case '+':
+			c = ' '
+		case '%':
+			if i+2 >= len(key) {
+				return false
+			}
+			hi, okHi := unhex(key[i+1])
+			lo, okLo := unhex(key[i+2])
+			if !okHi || !okLo {
+				return false
+			}
+			c, i = hi<<4|lo, i+2
+		}
+		if n == len(name) || name[n] != c {
+			return false
+		}
+		n++
+	}
+	return n == len(name)
+}
+
+// unhex is the value of a hexadecimal digit.
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// maxQueryScan is the number of parameters from which queryValue hands a
+// query to net/url (whose own limit is 10000 by default).
+const maxQueryScan = 1000
 
 // batchQuery serves a batch whose only operation is a GET, as the single
 // part of the batch response.
@@ -232,23 +297,24 @@ func (h *Handler) batchQueryPart(c *call, op *batch.Operation) (batch.Response, 
 	if err != nil {
 		return batch.Response{}, err
 	}
+	read, err := resolvePart(res, op)
+	if err != nil {
+		return batch.Response{}, err
+	}
+	if !read.ReadsEntities() {
+		return batch.Response{}, apierr.Newf(apierr.InvalidInput, "%s cannot stand alone in a batch; only an entity query can.", read)
+	}
+	if err := c.principal.Authorize(read.Authorization(), res.table); err != nil {
+		return batch.Response{}, err
+	}
 	sub := *c
 	r, err := http.NewRequestWithContext(c.r.Context(), http.MethodGet, op.URL.String(), nil)
 	if err != nil {
 		return batch.Response{}, apierr.Wrap(apierr.InvalidInput, err)
 	}
 	r.Header = op.Header
-	sub.r, sub.res, sub.query = r, res, r.URL.Query()
-	var resp *response
-	if res.kind == operation.PathEntity {
-		if err = c.principal.Authorize(operation.GetEntity, res.table); err == nil {
-			resp, err = h.getEntity(&sub)
-		}
-	} else {
-		if err = c.principal.Authorize(operation.QueryEntities, res.table); err == nil {
-			resp, err = h.queryEntities(&sub)
-		}
-	}
+	sub.r, sub.res, sub.query, sub.op = r, res, r.URL.Query(), read
+	resp, err := endpoints[read].serve(h, &sub)
 	if err != nil {
 		return batch.Response{}, err
 	}

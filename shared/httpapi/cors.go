@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
@@ -174,8 +175,8 @@ func setAllowOrigin(hd http.Header, rule corsRule, origin string) {
 // carry Vary only with an origin-specific match (setAllowOrigin).
 func (h *Handler) corsActual(c *call) {
 	origin := c.r.Header.Get("Origin")
-	method, err := effectiveMethod(c.r)
-	if err != nil {
+	method, tunnelErr := operation.EffectiveMethod(c.r.Method, c.r.Header)
+	if tunnelErr != nil {
 		method = c.r.Method
 	}
 	cacheable := method == http.MethodGet || method == http.MethodHead

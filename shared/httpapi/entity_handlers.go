@@ -3,6 +3,9 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/tablebridge/tablebridge/shared/batch"
+	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
@@ -16,6 +19,14 @@ func (h *Handler) encoder(c *call) (entityEncoder, error) {
 	return entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}, nil
 }
 
+// entityWrite is the entity write that a request, or an operation of a
+// batch, asks of the service: its operation, the entity its URL names, its
+// body and its If-Match.
+func entityWrite(op operation.Operation, res resource, header http.Header, body []byte) tables.EntityWrite {
+	return tables.EntityWrite{Op: op, PartitionKey: res.partitionKey, RowKey: res.rowKey, Body: body,
+		IfMatch: headerValue(header, "If-Match")}
+}
+
 func (h *Handler) insertEntity(c *call) (*response, error) {
 	enc, err := h.encoder(c)
 	if err != nil {
@@ -26,7 +37,7 @@ func (h *Handler) insertEntity(c *call) (*response, error) {
 		return nil, err
 	}
 	defer putBodyBuffer(body)
-	e, err := h.svc.InsertEntity(c.r.Context(), c.scope, c.res.table, body)
+	e, err := h.svc.WriteEntity(c.r.Context(), c.scope, c.res.table, entityWrite(c.op, c.res, c.r.Header, body))
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +53,27 @@ func (h *Handler) insertEntity(c *call) (*response, error) {
 	resp.contentType = jsonContentType(enc.level)
 	resp.body, resp.recycleBody = enc.appendEntity(getBodyBuffer(), e, true), true
 	return resp, nil
+}
+
+// insertedPart answers an Insert Entity in a changeset, as insertEntity
+// answers it alone: 201 with the entity, or 204 for "Prefer:
+// return-no-content", in the form Azure gives a batch's parts.
+func insertedPart(c *call, part *batch.Operation, e *model.Entity, etag string) (batch.Response, error) {
+	loc := entityLocation(c.baseURL, c.res.table, e)
+	noContent, explicit := preferenceOf(part.Header)
+	if noContent {
+		return batch.InsertedNoContent(loc, etag), nil
+	}
+	level, err := metadataLevelOf(part.Header, queryValue(part.URL.RawQuery, "$format"))
+	if err != nil {
+		return batch.Response{}, err
+	}
+	enc := &entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}
+	answer := batch.Inserted(loc, etag, jsonContentType(level), enc.appendEntity(nil, e, true))
+	if explicit {
+		answer.PreferenceApplied = "return-content"
+	}
+	return answer, nil
 }
 
 func (h *Handler) getEntity(c *call) (*response, error) {
@@ -105,33 +137,35 @@ func (h *Handler) queryEntities(c *call) (*response, error) {
 	return resp, nil
 }
 
-func (h *Handler) updateEntity(c *call) (*response, error) { return h.update(c, false) }
-func (h *Handler) mergeEntity(c *call) (*response, error)  { return h.update(c, true) }
-
-func (h *Handler) update(c *call, merge bool) (*response, error) {
+// updateEntity serves Update, Merge, Insert Or Replace and Insert Or Merge
+// Entity: the service tells them apart by the operation.
+func (h *Handler) updateEntity(c *call) (*response, error) {
 	body, err := readBody(c.r)
 	if err != nil {
 		return nil, err
 	}
 	defer putBodyBuffer(body)
-	ts, err := h.svc.UpdateEntity(c.r.Context(), c.scope, tables.UpdateInput{
-		Table:        c.res.table,
-		PartitionKey: c.res.partitionKey,
-		RowKey:       c.res.rowKey,
-		Body:         body,
-		IfMatch:      c.r.Header.Get("If-Match"),
-		Merge:        merge,
-	})
+	e, err := h.svc.WriteEntity(c.r.Context(), c.scope, c.res.table, entityWrite(c.op, c.res, c.r.Header, body))
 	if err != nil {
 		return nil, err
 	}
-	return &response{status: http.StatusNoContent, etag: tables.ETag(ts)}, nil
+	return &response{status: http.StatusNoContent, etag: tables.ETag(e.Timestamp)}, nil
+}
+
+// updatedPart answers them in a changeset: 204 with the new ETag.
+func updatedPart(_ *call, _ *batch.Operation, _ *model.Entity, etag string) (batch.Response, error) {
+	return batch.Updated(etag), nil
 }
 
 func (h *Handler) deleteEntity(c *call) (*response, error) {
-	err := h.svc.DeleteEntity(c.r.Context(), c.scope, c.res.table, c.res.partitionKey, c.res.rowKey, c.r.Header.Get("If-Match"))
+	_, err := h.svc.WriteEntity(c.r.Context(), c.scope, c.res.table, entityWrite(c.op, c.res, c.r.Header, nil))
 	if err != nil {
 		return nil, err
 	}
 	return &response{status: http.StatusNoContent}, nil
+}
+
+// deletedPart answers a Delete Entity in a changeset: 204.
+func deletedPart(*call, *batch.Operation, *model.Entity, string) (batch.Response, error) {
+	return batch.Deleted(), nil
 }

@@ -144,7 +144,7 @@ type call struct {
 	baseURL   string     // scheme://host[/stage][/account], for odata.metadata and Location
 	query     url.Values // parsed once; handlers read it, not r.URL
 	res       resource
-	op        string // operation name for logs
+	op        operation.Operation // 0 until the request is resolved
 	principal *auth.Principal
 	scope     tables.Scope
 	xml       bool // the operation speaks XML (errors too)
@@ -158,6 +158,15 @@ type call struct {
 	// bodyDeadline is when reading the body must end (Limits.BodyTimeout);
 	// zero when it is not bounded here.
 	bodyDeadline time.Time
+}
+
+// opName is the operation's name for logs and metrics, "" before the
+// request is resolved.
+func (c *call) opName() string {
+	if c.op == 0 {
+		return ""
+	}
+	return c.op.String()
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -211,7 +220,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.logRequest(c, start, status, code)
 	case clientCancelled(c.r):
 		h.log.Info("request cancelled by the client", "requestId", c.requestID, "account", c.account,
-			"operation", c.op, "table", c.res.table)
+			"operation", c.opName(), "table", c.res.table)
 	}
 	if drain {
 		h.drain(c)
@@ -230,7 +239,7 @@ func (h *Handler) logRequest(c *call, start time.Time, status int, code apierr.C
 	attrs = append(attrs,
 		slog.String("requestId", c.requestID),
 		slog.String("account", c.account),
-		slog.String("operation", c.op),
+		slog.String("operation", c.opName()),
 		slog.String("table", c.res.table),
 		slog.String("method", c.r.Method),
 	)
@@ -314,7 +323,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 	c.xml = q.Get("comp") != "" || q.Get("restype") != ""
 
 	if c.r.Method == http.MethodOptions {
-		c.op = operation.Preflight.String()
+		c.op = operation.Preflight
 		return h.preflight(c)
 	}
 	if err := checkVersion(c); err != nil {
@@ -324,7 +333,7 @@ func (h *Handler) serve(c *call) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.op = op.String()
+	c.op = op
 	ep := endpoints[op] // resolveOperation never returns Preflight, which has none
 	if err := checkFormat(c.r, ep); err != nil {
 		return nil, err

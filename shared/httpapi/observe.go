@@ -75,7 +75,7 @@ func (h *Handler) observe(c *call, start time.Time, status int, code apierr.Code
 	if refused != "" && !errors.Is(err, errOverloaded) {
 		refused = ""
 	}
-	s := RequestStats{Operation: c.op, Account: c.account, Status: status, Code: code,
+	s := RequestStats{Operation: c.opName(), Account: c.account, Status: status, Code: code,
 		Duration: time.Since(start), BytesOut: int64(c.bytesOut), Refused: refused}
 	if c.body != nil {
 		s.BytesIn = c.body.n

@@ -3,9 +3,10 @@ package httpapi
 import (
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/batch"
+	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/operation"
 )
 
@@ -14,69 +15,67 @@ import (
 type endpoint struct {
 	json  bool // takes JSON entity payloads (a $batch body is multipart)
 	serve func(h *Handler, c *call) (*response, error)
+	// part answers the operation inside a changeset once the transaction
+	// is applied, from the entity written and the transaction's ETag: set
+	// for the entity writes (operation.Operation.WritesEntity), the
+	// operations a changeset carries.
+	part func(c *call, part *batch.Operation, e *model.Entity, etag string) (batch.Response, error)
 }
 
 // endpoints holds the handler of every operation that resolveOperation can
 // return (all but Preflight, which serve answers first), indexed by
 // operation; a test checks that none is missing.
-var endpoints = [...]endpoint{
-	operation.QueryTables:            {json: true, serve: (*Handler).queryTables},
-	operation.CreateTable:            {json: true, serve: (*Handler).createTable},
-	operation.DeleteTable:            {json: true, serve: (*Handler).deleteTable},
-	operation.GetTable:               {json: true, serve: (*Handler).getTable},
-	operation.QueryEntities:          {json: true, serve: (*Handler).queryEntities},
-	operation.GetEntity:              {json: true, serve: (*Handler).getEntity},
-	operation.InsertEntity:           {json: true, serve: (*Handler).insertEntity},
-	operation.UpdateEntity:           {json: true, serve: (*Handler).updateEntity},
-	operation.MergeEntity:            {json: true, serve: (*Handler).mergeEntity},
-	operation.InsertOrReplaceEntity:  {json: true, serve: (*Handler).updateEntity},
-	operation.InsertOrMergeEntity:    {json: true, serve: (*Handler).mergeEntity},
-	operation.DeleteEntity:           {json: true, serve: (*Handler).deleteEntity},
-	operation.EntityGroupTransaction: {serve: (*Handler).batch},
-	operation.GetTableACL:            {serve: (*Handler).getTableACL},
-	operation.SetTableACL:            {serve: (*Handler).setTableACL},
-	operation.GetServiceProperties:   {serve: (*Handler).getServiceProperties},
-	operation.SetServiceProperties:   {serve: (*Handler).setServiceProperties},
-	operation.GetServiceStats:        {serve: (*Handler).getServiceStats},
+var endpoints []endpoint
+
+// init fills endpoints: the batch handler serves its operations through
+// them, a reference Go refuses as an initialization cycle in the
+// declaration.
+func init() {
+	endpoints = []endpoint{
+		operation.QueryTables:            {json: true, serve: (*Handler).queryTables},
+		operation.CreateTable:            {json: true, serve: (*Handler).createTable},
+		operation.DeleteTable:            {json: true, serve: (*Handler).deleteTable},
+		operation.GetTable:               {json: true, serve: (*Handler).getTable},
+		operation.QueryEntities:          {json: true, serve: (*Handler).queryEntities},
+		operation.GetEntity:              {json: true, serve: (*Handler).getEntity},
+		operation.InsertEntity:           {json: true, serve: (*Handler).insertEntity, part: insertedPart},
+		operation.UpdateEntity:           {json: true, serve: (*Handler).updateEntity, part: updatedPart},
+		operation.MergeEntity:            {json: true, serve: (*Handler).updateEntity, part: updatedPart},
+		operation.InsertOrReplaceEntity:  {json: true, serve: (*Handler).updateEntity, part: updatedPart},
+		operation.InsertOrMergeEntity:    {json: true, serve: (*Handler).updateEntity, part: updatedPart},
+		operation.DeleteEntity:           {json: true, serve: (*Handler).deleteEntity, part: deletedPart},
+		operation.EntityGroupTransaction: {serve: (*Handler).batch},
+		operation.GetTableACL:            {serve: (*Handler).getTableACL},
+		operation.SetTableACL:            {serve: (*Handler).setTableACL},
+		operation.GetServiceProperties:   {serve: (*Handler).getServiceProperties},
+		operation.SetServiceProperties:   {serve: (*Handler).setServiceProperties},
+		operation.GetServiceStats:        {serve: (*Handler).getServiceStats},
+	}
 }
 
-// effectiveMethod resolves verb tunnelling: legacy clients send MERGE (and
-// PUT, DELETE) as POST with X-HTTP-Method ("Merge Entity").
-func effectiveMethod(r *http.Request) (string, error) {
-	tunnel := r.Header["X-Http-Method"] // X-HTTP-Method, canonically spelled
-	if len(tunnel) == 0 {
-		return r.Method, nil
-	}
-	if len(tunnel) > 1 {
-		return "", apierr.New(apierr.XMethodIncorrectCount)
-	}
-	if r.Method != http.MethodPost {
-		return "", apierr.New(apierr.XMethodNotUsingPost)
-	}
-	switch m := strings.ToUpper(strings.TrimSpace(tunnel[0])); m {
-	case "MERGE", "PUT", "DELETE", "PATCH":
-		return m, nil
-	}
-	return "", apierr.New(apierr.XMethodIncorrectValue)
-}
-
-// resolveOperation maps method, resource and query to an operation
-// through shared/operation's table, and answers as Azure does when none
-// matches.
+// resolveOperation maps a request to its operation: its method after
+// X-HTTP-Method tunnelling (operation.EffectiveMethod), then resolve.
 func resolveOperation(r *http.Request, res resource, q url.Values) (operation.Operation, error) {
-	method, err := effectiveMethod(r)
-	if err != nil {
-		return 0, err
+	method, tunnelErr := operation.EffectiveMethod(r.Method, r.Header)
+	if tunnelErr != nil {
+		return 0, tunnelErr
 	}
+	return resolve(res, method, q.Get("restype"), q.Get("comp"), r.Header)
+}
+
+// resolve maps a request's path shape, method (after tunnelling), restype,
+// comp and headers to an operation through shared/operation's table, and
+// answers as Azure does when none matches. A request of its own and an
+// operation of a batch resolve here alike.
+func resolve(res resource, method, restype, comp string, header http.Header) (operation.Operation, error) {
 	// "If-None-Match HTTP header cannot be specified for PUT operations"
 	// (Table service error codes); likewise for MERGE and DELETE, which
 	// have no use for it. Azure refuses it before it looks at the verb.
-	if res.kind == operation.PathEntity && method != http.MethodGet && r.Header.Get("If-None-Match") != "" {
+	if res.kind == operation.PathEntity && method != http.MethodGet && headerValue(header, "If-None-Match") != "" {
 		return 0, &apierr.Error{Code: apierr.InvalidInput,
 			Message: "If-None-Match HTTP header cannot be specified for " + method + " operations."}
 	}
-	comp := q.Get("comp")
-	op, miss := operation.Resolve(res.kind, method, q.Get("restype"), comp, r.Header)
+	op, miss := operation.Resolve(res.kind, method, restype, comp, header)
 	switch miss {
 	case operation.Matched:
 		return op, nil

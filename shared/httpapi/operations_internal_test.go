@@ -11,12 +11,16 @@ import (
 
 // TestEveryOperationHasAnEndpoint: resolveOperation can reach every
 // operation of shared/operation's table but Preflight, so each needs a
-// handler here; adding an operation without one fails.
+// handler here, and a changeset every entity write, so each of those
+// needs its batch answer (part); adding an operation without them fails.
 func TestEveryOperationHasAnEndpoint(t *testing.T) {
 	for _, op := range operation.All() {
 		ok := int(op) < len(endpoints) && endpoints[op].serve != nil
 		if ok == (op == operation.Preflight) {
 			t.Errorf("%s: endpoint present %v", op, ok)
+		}
+		if hasPart := ok && endpoints[op].part != nil; hasPart != op.WritesEntity() {
+			t.Errorf("%s: batch answer present %v, writes an entity %v", op, hasPart, op.WritesEntity())
 		}
 	}
 }

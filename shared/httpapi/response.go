@@ -165,7 +165,7 @@ func (h *Handler) writeError(c *call, err error) (int, apierr.Code) {
 	status := ae.HTTPStatus()
 	if status >= 500 && !clientCancelled(c.r) && !errors.Is(err, errOverloaded) {
 		h.log.Error("request failed", "requestId", c.requestID, "account", c.account,
-			"operation", c.op, "table", c.res.table, "status", status, "code", string(ae.Code), "err", err)
+			"operation", c.opName(), "table", c.res.table, "status", status, "code", string(ae.Code), "err", err)
 	}
 	hd := h.commonHeaders(c)
 	hd["X-Ms-Error-Code"] = []string{string(ae.Code)}
@@ -232,7 +232,7 @@ func errorContentType(c *call) string {
 // azure-cosmosdb-table/tests/recordings/test_table.test_create_table_with_already_existing_table_fail_on_exist.yaml),
 // 400 InvalidResourceName and 409 EntityAlreadyExists.
 func preferenceAppliesOnError(c *call) bool {
-	if c.r == nil || (c.op != operation.CreateTable.String() && c.op != operation.InsertEntity.String()) {
+	if c.r == nil || (c.op != operation.CreateTable && c.op != operation.InsertEntity) {
 		return false
 	}
 	noContent, _ := preference(c.r)

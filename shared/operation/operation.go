@@ -3,6 +3,9 @@ package operation
 import (
 	"net/http"
 	"slices"
+	"strings"
+
+	"github.com/tablebridge/tablebridge/shared/apierr"
 )
 
 // Operation is one REST operation of the Table service.
@@ -254,7 +257,7 @@ var table = [end]Info{
 // have, or 0 when the request as a whole needs none of its own (a $batch,
 // whose operations are authorized one by one; a preflight).
 func (o Operation) Authorization() Operation {
-	i := o.Info()
+	i := o.entry()
 	switch {
 	case i.Unauthorized:
 		return 0
@@ -274,12 +277,19 @@ func All() []Operation {
 }
 
 // Info returns the operation's entry; the zero Info for an unknown one.
-func (o Operation) Info() Info {
+func (o Operation) Info() Info { return *o.entry() }
+
+// entry is the operation's entry without a copy of it, for what each
+// request and each operation of a batch asks.
+func (o Operation) entry() *Info {
 	if o == 0 || o >= end {
-		return Info{}
+		return &noInfo
 	}
-	return table[o]
+	return &table[o]
 }
+
+// noInfo is the entry of an unknown operation.
+var noInfo Info
 
 func (o Operation) String() string {
 	if o == 0 || o >= end {
@@ -342,6 +352,58 @@ func Resolve(path Path, method, restype, comp string, header http.Header) (Opera
 		return op, Matched
 	}
 	return 0, miss
+}
+
+// WritesEntity reports whether the operation writes one entity: Insert,
+// Update, Merge, Insert Or Replace, Insert Or Merge and Delete Entity,
+// the operations the changeset of an entity group transaction carries
+// ("Performing entity group transactions"). It is read from the entry: an
+// entity request (onEntities) that calls the store's Write.
+func (o Operation) WritesEntity() bool {
+	i := o.entry()
+	return onEntities(&i.Request) && slices.Contains(i.Store, StoreWrite)
+}
+
+// ReadsEntities reports whether the operation reads a table's entities:
+// Query Entities and Get Entity, one of which a batch may hold alone. It
+// is read from the entry: an entity request (onEntities) that calls the
+// store's entity reads.
+func (o Operation) ReadsEntities() bool {
+	i := o.entry()
+	return onEntities(&i.Request) &&
+		(slices.Contains(i.Store, StoreQueryEntities) || slices.Contains(i.Store, StoreGetEntity))
+}
+
+// onEntities reports whether r is an OData request on a table's entities,
+// the kind a batch carries: the entity set or one entity, without the comp
+// of the table's own REST operations (?comp=acl).
+func onEntities(r *Request) bool {
+	return (r.Path == PathEntities || r.Path == PathEntity) && r.Comp == ""
+}
+
+// EffectiveMethod returns the method a request performs, which is what
+// Request.Methods list: its own, or the one a POST names in
+// X-HTTP-Method. Legacy clients tunnel MERGE, and PUT and DELETE, through
+// POST for proxies that pass only standard verbs ("Merge Entity"), in a
+// request of its own and in a changeset alike. Azure refuses a tunnel on
+// another verb (XMethodNotUsingPost), more than one (XMethodIncorrectCount)
+// and a verb no entity operation tunnels (XMethodIncorrectValue).
+func EffectiveMethod(method string, header http.Header) (string, *apierr.Error) {
+	tunnel := header["X-Http-Method"] // X-HTTP-Method, canonically spelled
+	if len(tunnel) == 0 {
+		return method, nil
+	}
+	if len(tunnel) > 1 {
+		return "", apierr.New(apierr.XMethodIncorrectCount)
+	}
+	if method != post {
+		return "", apierr.New(apierr.XMethodNotUsingPost)
+	}
+	switch m := strings.ToUpper(strings.TrimSpace(tunnel[0])); m {
+	case merge, put, del, patch:
+		return m, nil
+	}
+	return "", apierr.New(apierr.XMethodIncorrectValue)
 }
 
 // Routes returns the API Gateway routes the operation arrives on, derived

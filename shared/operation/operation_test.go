@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
@@ -164,6 +165,61 @@ func TestStoreMethodsAreTheStores(t *testing.T) {
 			if _, ok := st.MethodByName(string(m)); !ok {
 				t.Errorf("%s calls %s, which store.Store does not have", op, m)
 			}
+		}
+	}
+}
+
+// TestBatchOperations: the entity writes are the six operations "Performing
+// entity group transactions" lets a changeset carry, and the entity reads
+// the two a batch may hold alone.
+func TestBatchOperations(t *testing.T) {
+	var writes, reads []Operation
+	for _, op := range All() {
+		if op.WritesEntity() {
+			writes = append(writes, op)
+		}
+		if op.ReadsEntities() {
+			reads = append(reads, op)
+		}
+	}
+	wantWrites := []Operation{InsertEntity, UpdateEntity, MergeEntity, InsertOrReplaceEntity, InsertOrMergeEntity, DeleteEntity}
+	if !slices.Equal(writes, wantWrites) {
+		t.Errorf("entity writes %v, want %v", writes, wantWrites)
+	}
+	if want := []Operation{QueryEntities, GetEntity}; !slices.Equal(reads, want) {
+		t.Errorf("entity reads %v, want %v", reads, want)
+	}
+}
+
+// TestEffectiveMethod: X-HTTP-Method on a POST names the method; Azure's
+// codes refuse it on another verb, twice, or naming a verb no entity
+// operation tunnels.
+func TestEffectiveMethod(t *testing.T) {
+	tests := []struct {
+		method string
+		tunnel []string
+		want   string
+		code   apierr.Code
+	}{
+		{http.MethodGet, nil, http.MethodGet, ""},
+		{"MERGE", nil, "MERGE", ""},
+		{http.MethodPost, []string{" merge "}, "MERGE", ""},
+		{http.MethodPost, []string{"DELETE"}, http.MethodDelete, ""},
+		{http.MethodPost, []string{"put"}, http.MethodPut, ""},
+		{http.MethodPost, []string{"PATCH"}, http.MethodPatch, ""},
+		{http.MethodPut, []string{"MERGE"}, "", apierr.XMethodNotUsingPost},
+		{http.MethodPost, []string{"MERGE", "PUT"}, "", apierr.XMethodIncorrectCount},
+		{http.MethodPost, []string{"GET"}, "", apierr.XMethodIncorrectValue},
+		{http.MethodPost, []string{"MERGE, PUT"}, "", apierr.XMethodIncorrectValue},
+	}
+	for _, tc := range tests {
+		header := http.Header{}
+		if tc.tunnel != nil {
+			header["X-Http-Method"] = tc.tunnel
+		}
+		got, err := EffectiveMethod(tc.method, header)
+		if got != tc.want || (err == nil) != (tc.code == "") || (err != nil && err.Code != tc.code) {
+			t.Errorf("%s with X-HTTP-Method %q: %q, %v; want %q, %s", tc.method, tc.tunnel, got, err, tc.want, tc.code)
 		}
 	}
 }

@@ -10,32 +10,10 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// BatchKind is what one operation of a transaction does.
-type BatchKind uint8
-
-const (
-	BatchInsert BatchKind = iota + 1 // POST to the table
-	BatchUpdate                      // PUT: Update, or Insert Or Replace without If-Match
-	BatchMerge                       // PATCH/MERGE: Merge, or Insert Or Merge without If-Match
-	BatchDelete                      // DELETE
-)
-
-// BatchOp is one operation of an entity group transaction, as parsed from
-// its changeset part.
-type BatchOp struct {
-	Kind BatchKind
-	// PartitionKey and RowKey come from the URL for Update, Merge and
-	// Delete; an Insert takes them from its body.
-	PartitionKey string
-	RowKey       string
-	Body         []byte
-	IfMatch      string
-}
-
 // BatchResult is the outcome of one successful operation.
 type BatchResult struct {
-	// Entity is the stored entity for an insert (its keys and Timestamp for
-	// the others).
+	// Entity is the entity written, with the transaction's Timestamp (a
+	// delete's carries its keys alone).
 	Entity *model.Entity
 }
 
@@ -57,32 +35,18 @@ func (e *BatchError) APIError() *apierr.Error {
 	return apierr.Wrap(apierr.InternalError, e.Err)
 }
 
-// Batch runs an entity group transaction on one table: every operation or
-// none, through one atomic store.Write.
-func (s *Service) Batch(ctx context.Context, sc Scope, table string, ops []BatchOp) ([]BatchResult, error) {
-	if err := checkTransaction(len(ops), table); err != nil {
+// Batch runs an entity group transaction on one table: every entity write
+// or none, through one atomic store.Write.
+func (s *Service) Batch(ctx context.Context, sc Scope, table string, writes []EntityWrite) ([]BatchResult, error) {
+	if err := checkTransaction(len(writes), table); err != nil {
 		return nil, err
 	}
 	// One Timestamp for the whole transaction: its writes happen at once.
 	ts := s.clock.next()
-	storeOps := make([]store.Op, len(ops))
+	storeOps := make([]store.Op, len(writes))
 	var keys transactionKeys
-	for i, op := range ops {
-		var (
-			so  store.Op
-			err error
-		)
-		switch op.Kind {
-		case BatchInsert:
-			so, err = insertOp(sc, op.Body, ts)
-		case BatchUpdate, BatchMerge:
-			so, err = updateOp(sc, UpdateInput{Table: table, PartitionKey: op.PartitionKey, RowKey: op.RowKey,
-				Body: op.Body, IfMatch: op.IfMatch, Merge: op.Kind == BatchMerge}, ts)
-		case BatchDelete:
-			so, err = deleteOp(sc, op.PartitionKey, op.RowKey, op.IfMatch)
-		default:
-			err = apierr.Newf(apierr.InvalidInput, "Unsupported operation in the batch.")
-		}
+	for i, w := range writes {
+		so, err := storeOp(sc, w, ts)
 		if err != nil {
 			return nil, &BatchError{i, err}
 		}

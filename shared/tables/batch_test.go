@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
+	"github.com/tablebridge/tablebridge/shared/operation"
+	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 )
 
@@ -24,6 +26,11 @@ func newBoltService(t *testing.T, now func() time.Time) *Service {
 	return s
 }
 
+// insert is an Insert Entity of body.
+func insert(body string) EntityWrite {
+	return EntityWrite{Op: operation.InsertEntity, Body: []byte(body)}
+}
+
 // TestBatchSharesOneTimestamp: every entity a transaction writes gets the
 // same Timestamp, hence the same ETag, as on Azure; the next write is later.
 func TestBatchSharesOneTimestamp(t *testing.T) {
@@ -35,14 +42,14 @@ func TestBatchSharesOneTimestamp(t *testing.T) {
 	if _, err := s.CreateTable(ctx, sc, "batchts"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.InsertEntity(ctx, sc, "batchts", []byte(`{"PartitionKey":"p","RowKey":"u"}`)); err != nil {
+	if _, err := s.WriteEntity(ctx, sc, "batchts", insert(`{"PartitionKey":"p","RowKey":"u"}`)); err != nil {
 		t.Fatal(err)
 	}
-	results, err := s.Batch(ctx, sc, "batchts", []BatchOp{
-		{Kind: BatchInsert, Body: []byte(`{"PartitionKey":"p","RowKey":"a"}`)},
-		{Kind: BatchInsert, Body: []byte(`{"PartitionKey":"p","RowKey":"b"}`)},
-		{Kind: BatchMerge, PartitionKey: "p", RowKey: "u", Body: []byte(`{"X":1}`), IfMatch: "*"},
-		{Kind: BatchUpdate, PartitionKey: "p", RowKey: "c", Body: []byte(`{}`)},
+	results, err := s.Batch(ctx, sc, "batchts", []EntityWrite{
+		insert(`{"PartitionKey":"p","RowKey":"a"}`),
+		insert(`{"PartitionKey":"p","RowKey":"b"}`),
+		{Op: operation.MergeEntity, PartitionKey: "p", RowKey: "u", Body: []byte(`{"X":1}`), IfMatch: "*"},
+		{Op: operation.InsertOrReplaceEntity, PartitionKey: "p", RowKey: "c", Body: []byte(`{}`)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +64,7 @@ func TestBatchSharesOneTimestamp(t *testing.T) {
 			t.Errorf("op %d stored with %v, %v", i, stored, err)
 		}
 	}
-	after, err := s.InsertEntity(ctx, sc, "batchts", []byte(`{"PartitionKey":"p","RowKey":"z"}`))
+	after, err := s.WriteEntity(ctx, sc, "batchts", insert(`{"PartitionKey":"p","RowKey":"z"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,9 +84,6 @@ func TestBatchRefusesRepeatedRows(t *testing.T) {
 	if _, err := s.CreateTable(ctx, sc, "batchdup"); err != nil {
 		t.Fatal(err)
 	}
-	insert := func(rk string) BatchOp {
-		return BatchOp{Kind: BatchInsert, Body: []byte(`{"PartitionKey":"p","RowKey":"` + rk + `"}`)}
-	}
 	for _, tc := range []struct {
 		name    string
 		rows    []string
@@ -92,9 +96,9 @@ func TestBatchRefusesRepeatedRows(t *testing.T) {
 		{"repeat after disorder", []string{"e3", "e1", "e3"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ops := make([]BatchOp, len(tc.rows))
+			ops := make([]EntityWrite, len(tc.rows))
 			for i, rk := range tc.rows {
-				ops[i] = insert(rk)
+				ops[i] = insert(`{"PartitionKey":"p","RowKey":"` + rk + `"}`)
 			}
 			_, err := s.Batch(ctx, sc, "batchdup", ops)
 			if tc.wantErr < 0 {
@@ -108,5 +112,67 @@ func TestBatchRefusesRepeatedRows(t *testing.T) {
 				t.Fatalf("Batch = %v, want InvalidDuplicateRow at %d", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestEntityWritesInTheStore walks shared/operation's table: each entity
+// write becomes the store write its REST operation means (entityWrites),
+// with If-Match as its condition where the operation takes one, and every
+// other operation is refused. A new entity write operation without its
+// store meaning fails here.
+func TestEntityWritesInTheStore(t *testing.T) {
+	t.Parallel()
+	want := map[operation.Operation]store.Op{
+		operation.InsertEntity:          {Kind: store.OpInsert},
+		operation.UpdateEntity:          {Kind: store.OpReplace, Cond: store.CondExists},
+		operation.MergeEntity:           {Kind: store.OpMerge, Cond: store.CondExists},
+		operation.InsertOrReplaceEntity: {Kind: store.OpReplace},
+		operation.InsertOrMergeEntity:   {Kind: store.OpMerge},
+		operation.DeleteEntity:          {Kind: store.OpDelete, Cond: store.CondExists},
+	}
+	for _, op := range operation.All() {
+		w := EntityWrite{Op: op, PartitionKey: "p", RowKey: "r", Body: []byte(`{"PartitionKey":"p","RowKey":"r","V":1}`)}
+		// If-Match as operation.Resolve leaves it: absent where the
+		// operation requires its absence, "*" elsewhere.
+		if op.Info().Request.IfMatch != operation.IfMatchAbsent {
+			w.IfMatch = "*"
+		}
+		got, err := storeOp(Scope{}, w, time.Now())
+		if !op.WritesEntity() {
+			if ae, ok := apierr.As(err); !ok || ae.Code != apierr.InvalidInput {
+				t.Errorf("%s, which writes no entity: %+v, %v; want InvalidInput", op, got, err)
+			}
+			continue
+		}
+		wantOp, ok := want[op]
+		if !ok {
+			t.Errorf("%s writes an entity; this test does not know what it does to the store", op)
+			continue
+		}
+		if err != nil || got.Kind != wantOp.Kind || got.Cond != wantOp.Cond || got.Entity.PartitionKey != "p" || got.Entity.RowKey != "r" {
+			t.Errorf("%s: %+v, %v; want %s with condition %d", op, got, err, wantOp.Kind, wantOp.Cond)
+		}
+		if stamped := !got.Entity.Timestamp.IsZero(); err == nil && stamped != (wantOp.Kind != store.OpDelete) {
+			t.Errorf("%s: Timestamp %v", op, got.Entity.Timestamp)
+		}
+	}
+}
+
+// TestConditionalWritesNeedIfMatch: Update, Merge and Delete Entity
+// without If-Match are 400 MissingRequiredHeader (Resolve makes the first
+// two upserts, so only Delete Entity meets it from a request); an upsert
+// ignores what it is given.
+func TestConditionalWritesNeedIfMatch(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"V":1}`)
+	for _, op := range []operation.Operation{operation.UpdateEntity, operation.MergeEntity, operation.DeleteEntity} {
+		_, err := storeOp(Scope{}, EntityWrite{Op: op, PartitionKey: "p", RowKey: "r", Body: body}, time.Now())
+		if ae, ok := apierr.As(err); !ok || ae.Code != apierr.MissingRequiredHeader {
+			t.Errorf("%s without If-Match: %v", op, err)
+		}
+	}
+	got, err := storeOp(Scope{}, EntityWrite{Op: operation.InsertOrMergeEntity, PartitionKey: "p", RowKey: "r", Body: body, IfMatch: "*"}, time.Now())
+	if err != nil || got.Cond != store.CondNone {
+		t.Errorf("Insert Or Merge with If-Match: %+v, %v", got, err)
 	}
 }

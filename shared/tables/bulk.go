@@ -5,6 +5,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
@@ -42,21 +43,24 @@ func (s *Service) replaceEntities(ctx context.Context, sc Scope, table string, e
 	ts := s.clock.next()
 	stored := make([]model.Entity, len(entities))
 	ops := make([]store.Op, len(entities))
+	replace := entityWrites[operation.InsertOrReplaceEntity]
 	var keys transactionKeys
 	for i, e := range entities {
 		if err := model.ValidateEntity(e); err != nil {
 			return &BatchError{i, err}
 		}
-		if sc.EntityAllowed != nil && !sc.EntityAllowed(e.PartitionKey, e.RowKey) {
-			return &BatchError{i, outOfScope()}
-		}
 		// The store keeps the entity it is given: a copy leaves the
 		// caller's Timestamp alone.
 		stored[i] = *e
-		if !keepTimestamps {
-			stored[i].Timestamp = ts
+		at := ts
+		if keepTimestamps {
+			at = e.Timestamp
 		}
-		ops[i] = store.Op{Kind: store.OpReplace, Cond: store.CondNone, Entity: &stored[i]}
+		op, err := replace.storeOp(sc, &stored[i], "", at)
+		if err != nil {
+			return &BatchError{i, err}
+		}
+		ops[i] = op
 		if err := keys.check(ops[:i+1]); err != nil {
 			return err
 		}

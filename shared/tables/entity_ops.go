@@ -6,13 +6,29 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/model"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// InsertEntity stores a new entity decoded from a JSON body and returns it
-// with its Timestamp.
-func (s *Service) InsertEntity(ctx context.Context, sc Scope, table string, body []byte) (*model.Entity, error) {
-	op, err := insertOp(sc, body, s.clock.next())
+// EntityWrite is one entity write: an operation of shared/operation's
+// table that writes an entity (operation.Operation.WritesEntity) and what
+// its request carries, whether it comes on its own or in the changeset of
+// a batch.
+type EntityWrite struct {
+	Op operation.Operation
+	// PartitionKey and RowKey name the entity in the URL; an insert takes
+	// them from its body.
+	PartitionKey string
+	RowKey       string
+	Body         []byte
+	// IfMatch is the If-Match header: "*", an ETag, or "".
+	IfMatch string
+}
+
+// WriteEntity applies one entity write and returns the entity written,
+// with its new Timestamp (a delete's carries its keys alone).
+func (s *Service) WriteEntity(ctx context.Context, sc Scope, table string, w EntityWrite) (*model.Entity, error) {
+	op, err := storeOp(sc, w, s.clock.next())
 	if err != nil {
 		return nil, err
 	}
@@ -22,89 +38,78 @@ func (s *Service) InsertEntity(ctx context.Context, sc Scope, table string, body
 	return op.Entity, nil
 }
 
-// insertOp builds an insert stamped with ts.
-func insertOp(sc Scope, body []byte, ts time.Time) (store.Op, error) {
-	e, err := model.DecodeInsert(body)
+// entityWrite is what an entity write operation does to a stored entity:
+// the kind of store write, and whether If-Match conditions it (and so
+// must be there).
+type entityWrite struct {
+	kind        store.OpKind
+	conditional bool
+}
+
+// entityWrites is the one place that says what each entity write
+// operation means for the store, for a request of its own and an
+// operation of a batch alike. Insert Entity adds an entity that must not
+// exist; Update and Merge Entity replace or merge the one If-Match names
+// ("*" or its ETag), Insert Or Replace and Insert Or Merge Entity whether
+// it exists or not; Delete Entity removes the one If-Match names.
+var entityWrites = [...]entityWrite{
+	operation.InsertEntity:          {kind: store.OpInsert},
+	operation.UpdateEntity:          {kind: store.OpReplace, conditional: true},
+	operation.MergeEntity:           {kind: store.OpMerge, conditional: true},
+	operation.InsertOrReplaceEntity: {kind: store.OpReplace},
+	operation.InsertOrMergeEntity:   {kind: store.OpMerge},
+	operation.DeleteEntity:          {kind: store.OpDelete, conditional: true},
+}
+
+// storeOp builds the store write of an entity write, stamped ts.
+func storeOp(sc Scope, w EntityWrite, ts time.Time) (store.Op, error) {
+	var how entityWrite
+	if int(w.Op) < len(entityWrites) {
+		how = entityWrites[w.Op]
+	}
+	var (
+		e   *model.Entity
+		err error
+	)
+	switch how.kind {
+	case store.OpInsert:
+		e, err = model.DecodeInsert(w.Body)
+	case store.OpReplace, store.OpMerge:
+		// The URL names the entity; model.DecodeUpdate says why keys in
+		// the body are not compared with it.
+		e, err = model.DecodeUpdate(w.Body, w.PartitionKey, w.RowKey)
+	case store.OpDelete:
+		err = validateKeys(w.PartitionKey, w.RowKey)
+		e = &model.Entity{PartitionKey: w.PartitionKey, RowKey: w.RowKey}
+	default:
+		return store.Op{}, apierr.Newf(apierr.InvalidInput, "%s does not write an entity.", w.Op)
+	}
 	if err != nil {
 		return store.Op{}, err
+	}
+	return how.storeOp(sc, e, w.IfMatch, ts)
+}
+
+// storeOp builds the write of e, a valid entity (for a delete, valid
+// keys), stamped ts.
+func (how entityWrite) storeOp(sc Scope, e *model.Entity, ifMatch string, ts time.Time) (store.Op, error) {
+	// "Delete Entity": If-Match is required. Update and Merge Entity are
+	// the requests that carry it (operation.Resolve).
+	if how.conditional && ifMatch == "" {
+		return store.Op{}, apierr.Newf(apierr.MissingRequiredHeader, "HeaderName: If-Match")
 	}
 	if !sc.allows(e.PartitionKey, e.RowKey) {
 		return store.Op{}, outOfScope()
 	}
-	e.Timestamp = ts
-	return store.Op{Kind: store.OpInsert, Entity: e}, nil
-}
-
-// UpdateInput is an Update or Merge Entity request: PUT, or PATCH/MERGE.
-type UpdateInput struct {
-	Table        string
-	PartitionKey string // from the URL
-	RowKey       string // from the URL
-	Body         []byte
-	// IfMatch is the If-Match header: "" (Insert Or Replace / Insert Or
-	// Merge), "*" or an ETag.
-	IfMatch string
-	Merge   bool
-}
-
-// UpdateEntity replaces or merges an entity and returns its new Timestamp.
-func (s *Service) UpdateEntity(ctx context.Context, sc Scope, in UpdateInput) (time.Time, error) {
-	op, err := updateOp(sc, in, s.clock.next())
-	if err != nil {
-		return time.Time{}, err
+	op := store.Op{Kind: how.kind, Entity: e}
+	if how.kind != store.OpDelete {
+		e.Timestamp = ts
 	}
-	if err := s.write(ctx, sc, in.Table, op); err != nil {
-		return time.Time{}, err
-	}
-	return op.Entity.Timestamp, nil
-}
-
-// updateOp builds a replace or merge stamped with ts.
-func updateOp(sc Scope, in UpdateInput, ts time.Time) (store.Op, error) {
-	// The URL names the entity; model.DecodeUpdate says why keys in the
-	// body are not compared with it.
-	e, err := model.DecodeUpdate(in.Body, in.PartitionKey, in.RowKey)
-	if err != nil {
-		return store.Op{}, err
-	}
-	if !sc.allows(in.PartitionKey, in.RowKey) {
-		return store.Op{}, outOfScope()
-	}
-	e.Timestamp = ts
-	op := store.Op{Kind: store.OpReplace, Entity: e}
-	if in.Merge {
-		op.Kind = store.OpMerge
-	}
-	if op.Cond, op.Timestamp, err = condition(in.IfMatch); err != nil {
-		return store.Op{}, err
-	}
-	return op, nil
-}
-
-// DeleteEntity deletes an entity. ifMatch is required: "*" or an ETag.
-func (s *Service) DeleteEntity(ctx context.Context, sc Scope, table, pk, rk, ifMatch string) error {
-	op, err := deleteOp(sc, pk, rk, ifMatch)
-	if err != nil {
-		return err
-	}
-	return s.write(ctx, sc, table, op)
-}
-
-func deleteOp(sc Scope, pk, rk, ifMatch string) (store.Op, error) {
-	if err := validateKeys(pk, rk); err != nil {
-		return store.Op{}, err
-	}
-	// "Delete Entity": If-Match is required.
-	if ifMatch == "" {
-		return store.Op{}, apierr.Newf(apierr.MissingRequiredHeader, "HeaderName: If-Match")
-	}
-	if !sc.allows(pk, rk) {
-		return store.Op{}, outOfScope()
-	}
-	op := store.Op{Kind: store.OpDelete, Entity: &model.Entity{PartitionKey: pk, RowKey: rk}}
-	var err error
-	if op.Cond, op.Timestamp, err = condition(ifMatch); err != nil {
-		return store.Op{}, err
+	if how.conditional {
+		var err error
+		if op.Cond, op.Timestamp, err = condition(ifMatch); err != nil {
+			return store.Op{}, err
+		}
 	}
 	return op, nil
 }

@@ -69,7 +69,7 @@ func TestQueryEntitiesPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rk := range []string{"a", "b", "c"} {
-		if _, err := s.InsertEntity(ctx, sc, "paged", []byte(`{"PartitionKey":"p","RowKey":"`+rk+`"}`)); err != nil {
+		if _, err := s.WriteEntity(ctx, sc, "paged", insert(`{"PartitionKey":"p","RowKey":"`+rk+`"}`)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/apierr"
 	"github.com/tablebridge/tablebridge/shared/edm"
+	"github.com/tablebridge/tablebridge/shared/operation"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/tables"
 )
@@ -38,7 +39,8 @@ func TestTimestampsAcrossClocks(t *testing.T) {
 				t.Fatal(err)
 			}
 			sc := tables.Scope{Account: env.account}
-			e, err := ahead.InsertEntity(env.ctx, sc, env.table, []byte(`{"PartitionKey":"p","RowKey":"r","V":1}`))
+			e, err := ahead.WriteEntity(env.ctx, sc, env.table, tables.EntityWrite{Op: operation.InsertEntity,
+				Body: []byte(`{"PartitionKey":"p","RowKey":"r","V":1}`)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,19 +49,20 @@ func TestTimestampsAcrossClocks(t *testing.T) {
 			}
 			prev := e.Timestamp
 			seen := map[string]bool{tables.ETag(prev): true}
-			update := func(svc *tables.Service, in tables.UpdateInput) time.Time {
+			update := func(svc *tables.Service, w tables.EntityWrite) time.Time {
 				t.Helper()
-				in.Table, in.PartitionKey, in.RowKey = env.table, "p", "r"
-				ts, err := svc.UpdateEntity(env.ctx, sc, in)
+				w.PartitionKey, w.RowKey = "p", "r"
+				written, err := svc.WriteEntity(env.ctx, sc, env.table, w)
 				if err != nil {
-					t.Fatalf("UpdateEntity(%+v): %v", in, err)
+					t.Fatalf("WriteEntity(%+v): %v", w, err)
 				}
+				ts := written.Timestamp
 				got, err := svc.GetEntity(env.ctx, sc, env.table, "p", "r")
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !ts.After(prev) || !got.Timestamp.Equal(ts) {
-					t.Fatalf("UpdateEntity answered %v, stored %v; want equal and after %v", ts, got.Timestamp, prev)
+					t.Fatalf("WriteEntity answered %v, stored %v; want equal and after %v", ts, got.Timestamp, prev)
 				}
 				if seen[tables.ETag(ts)] {
 					t.Fatalf("ETag %s reused", tables.ETag(ts))
@@ -68,21 +71,21 @@ func TestTimestampsAcrossClocks(t *testing.T) {
 				prev = ts
 				return ts
 			}
-			update(behind, tables.UpdateInput{Body: []byte(`{"V":2}`)})                             // Insert Or Replace
-			update(behind, tables.UpdateInput{Body: []byte(`{"W":3}`), Merge: true})                // Insert Or Merge
-			update(behind, tables.UpdateInput{Body: []byte(`{"V":4}`), IfMatch: "*"})               // Update
-			update(behind, tables.UpdateInput{Body: []byte(`{"V":5}`), IfMatch: tables.ETag(prev)}) // Update If-Match
-			update(ahead, tables.UpdateInput{Body: []byte(`{"V":6}`), IfMatch: tables.ETag(prev)})
+			update(behind, tables.EntityWrite{Op: operation.InsertOrReplaceEntity, Body: []byte(`{"V":2}`)})
+			update(behind, tables.EntityWrite{Op: operation.InsertOrMergeEntity, Body: []byte(`{"W":3}`)})
+			update(behind, tables.EntityWrite{Op: operation.UpdateEntity, Body: []byte(`{"V":4}`), IfMatch: "*"})
+			update(behind, tables.EntityWrite{Op: operation.UpdateEntity, Body: []byte(`{"V":5}`), IfMatch: tables.ETag(prev)})
+			update(ahead, tables.EntityWrite{Op: operation.UpdateEntity, Body: []byte(`{"V":6}`), IfMatch: tables.ETag(prev)})
 			stale := prev.Add(-time.Second)
-			_, err = behind.UpdateEntity(env.ctx, sc, tables.UpdateInput{Table: env.table, PartitionKey: "p", RowKey: "r",
-				Body: []byte(`{"V":7}`), IfMatch: tables.ETag(stale)})
+			_, err = behind.WriteEntity(env.ctx, sc, env.table, tables.EntityWrite{Op: operation.UpdateEntity,
+				PartitionKey: "p", RowKey: "r", Body: []byte(`{"V":7}`), IfMatch: tables.ETag(stale)})
 			if ae, ok := apierr.As(err); !ok || ae.Code != apierr.UpdateConditionNotSatisfied {
 				t.Fatalf("If-Match with an old ETag: %v; want UpdateConditionNotSatisfied", err)
 			}
 			// A batch from the slow clock: one Timestamp, past the stored one.
-			res, err := behind.Batch(env.ctx, sc, env.table, []tables.BatchOp{
-				{Kind: tables.BatchUpdate, PartitionKey: "p", RowKey: "r", Body: []byte(`{"V":8}`)},
-				{Kind: tables.BatchInsert, Body: []byte(`{"PartitionKey":"p","RowKey":"s"}`)},
+			res, err := behind.Batch(env.ctx, sc, env.table, []tables.EntityWrite{
+				{Op: operation.InsertOrReplaceEntity, PartitionKey: "p", RowKey: "r", Body: []byte(`{"V":8}`)},
+				{Op: operation.InsertEntity, Body: []byte(`{"PartitionKey":"p","RowKey":"s"}`)},
 			})
 			if err != nil {
 				t.Fatal(err)
