@@ -49,13 +49,9 @@ func (c *paceFlags) register(fs *flag.FlagSet) {
 	c.progress.register(fs)
 }
 
-// start checks the flags of the command cmd (the store flags dyn must
-// select the shared layout), gives the store -settle, and opens the
-// progress display on stderr.
+// start checks the flags of the command cmd, gives the store -settle, and
+// opens the progress display on stderr.
 func (c *paceFlags) start(cmd string, dyn *dynamoFlags, stderr io.Writer) (dynamostore.CopyOptions, func() error, error) {
-	if dyn.layout != layoutShared {
-		return dynamostore.CopyOptions{}, nil, usageError("%s: -dynamodb-layout must be shared", cmd)
-	}
 	if err := c.progress.validate(); err != nil {
 		return dynamostore.CopyOptions{}, nil, err
 	}
@@ -104,8 +100,8 @@ func addIndexCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// moveToSharedCmd moves an account's tables of the per-table layout into
-// the shared table (dynamostore's MoveToShared), one table at a time,
+// moveToSharedCmd moves an account's placements (tables of earlier releases
+// in DynamoDB tables of their own) into the shared table (dynamostore's MoveToShared), one table at a time,
 // verified; a table already there is left alone, so running it again
 // resumes an interrupted move.
 func moveToSharedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {

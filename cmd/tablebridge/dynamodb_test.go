@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
@@ -18,48 +17,16 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
-// TestDynamoDBAddIndexCommand serves a table in the unordered layout, then
-// converts it with `tablebridge dynamodb add-index` and reads it in key
-// order.
+// TestDynamoDBAddIndexCommand serves a table an earlier release created
+// without the order index, then converts it with `tablebridge dynamodb
+// add-index` and reads it in key order.
 func TestDynamoDBAddIndexCommand(t *testing.T) {
 	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("addidx") + "-"
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
-		accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix, layout: "unordered"}}
-	connStr, done := startServeConfig(t, ctx, cfg)
-	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.CreateTable(ctx, "Events", nil); err != nil {
-		t.Fatal(err)
-	}
-	client := svc.NewClient("Events")
-	for i := range 30 {
-		body := fmt.Sprintf(`{"PartitionKey":"day%02d","RowKey":"e%d"}`, (i*7)%10, i)
-		if _, err := client.AddEntity(ctx, []byte(body), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stop()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
-	raw, err := dynamostore.NewClient(context.Background(), dynamostore.ClientOptions{Endpoint: endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	desc, err := raw.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(prefix + "devstoreaccount1.events")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(desc.Table.GlobalSecondaryIndexes) != 0 {
-		t.Fatalf("-dynamodb-layout unordered created indexes %+v (%v)", desc.Table.GlobalSecondaryIndexes, err)
-	}
+	serveTable(t, endpoint, prefix, "Events", placementWithoutIndex, func(i int) string {
+		return fmt.Sprintf(`{"PartitionKey":"day%02d","RowKey":"e%d"}`, (i*7)%10, i)
+	}, 30)
 
 	args := []string{"add-index", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix}
 	// The unordered layout writes the index attributes too (old entities
@@ -75,7 +42,7 @@ func TestDynamoDBAddIndexCommand(t *testing.T) {
 		}
 	}
 
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: "ordered"}).openDynamo(context.Background())
+	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix}).openDynamo(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,19 +66,17 @@ func TestDynamoDBAddIndexCommand(t *testing.T) {
 	if err := dynamodbCmd(context.Background(), append(args, "-tables", "events,Missing"), &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), `table "Missing" is not in`) {
 		t.Errorf("a missing table: %v", err)
 	}
-	if err := dynamodbCmd(context.Background(), []string{"add-index", "-dynamodb-layout", "sorted", "-dynamodb-endpoint", endpoint}, &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), "want shared, ordered or unordered") {
-		t.Errorf("a bad layout: %v", err)
-	}
 }
 
-// TestDynamoDBMoveToSharedCommand: a table the per-table layout wrote is
-// moved into the shared table, verified, and served from there by a shared
-// layout server; running the command again finds nothing to move.
+// TestDynamoDBMoveToSharedCommand: a table an earlier release created in a
+// DynamoDB table of its own (a placement) is moved into the shared table,
+// verified, and served from there; running the command again finds
+// nothing to move.
 func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("move") + "-"
-	serveOrders(t, endpoint, prefix, "ordered")
+	serveOrders(t, endpoint, prefix, true)
 
 	args := []string{"move-to-shared", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix, "-settle", "10ms", "-rate", "500"}
 	for i, want := range []string{"Orders (" + prefix + "devstoreaccount1.orders): 20 items copied and verified", "Orders: in the shared table already"} {
@@ -128,7 +93,7 @@ func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 		}
 	}
 
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layoutShared}).openDynamo(context.Background())
+	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix}).openDynamo(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +101,6 @@ func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 	page, err := st.QueryEntities(context.Background(), auth.DevStoreAccountName, "Orders", store.Query{Top: 1000})
 	if err != nil || len(page.Entities) != 20 || page.Entities[0].PartitionKey != "c0" || page.Entities[0].Properties["Total"].Float != 0.5 {
 		t.Fatalf("query after the move: %d entities, %v", len(page.Entities), err)
-	}
-	var stderr bytes.Buffer
-	if err := dynamodbCmd(context.Background(), append(args[:len(args):len(args)], "-dynamodb-layout", "ordered"), &bytes.Buffer{}, &stderr); exitCode(err) != 2 {
-		t.Errorf("move-to-shared with a per-table layout: %v", err)
 	}
 }
 
@@ -153,7 +114,7 @@ func TestDynamoDBRestoreTableCommand(t *testing.T) {
 	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("restore") + "-"
-	serveOrders(t, endpoint, prefix, layoutShared)
+	serveOrders(t, endpoint, prefix, false)
 	raw, err := dynamostore.NewClient(context.Background(), dynamostore.ClientOptions{Endpoint: endpoint}) // the credentials the commands use
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +151,7 @@ func TestDynamoDBRestoreTableCommand(t *testing.T) {
 		t.Errorf("a merging restore: %q, %v", stdout, err)
 	}
 
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layoutShared}).openDynamo(context.Background())
+	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix}).openDynamo(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,26 +183,62 @@ func TestDynamoDBRestoreTableCommand(t *testing.T) {
 	}
 }
 
-// serveOrders serves the tables of prefix on endpoint in the layout given,
-// creates the table Orders there with 20 entities (PartitionKeys c0 to c2,
-// Total 0.5 to 19.5) through the Azure SDK, and stops serving.
-func serveOrders(t *testing.T, endpoint, prefix, layout string) {
+// serveOrders serves the tables of prefix on endpoint, creates the table
+// Orders there with 20 entities (PartitionKeys c0 to c2, Total 0.5 to
+// 19.5) through the Azure SDK, and stops serving. With placement, Orders
+// is a table as an earlier release created it, with the order index, in a
+// DynamoDB table of its own.
+func serveOrders(t *testing.T, endpoint, prefix string, placement bool) {
+	t.Helper()
+	kind := inSharedTable
+	if placement {
+		kind = placementWithIndex
+	}
+	serveTable(t, endpoint, prefix, "Orders", kind, func(i int) string {
+		return fmt.Sprintf(`{"PartitionKey":"c%d","RowKey":"o%02d","Total":%d.5}`, i%3, i, i)
+	}, 20)
+}
+
+// Where serveTable's table is: created through the SDK, in the shared
+// table, or as an earlier release created it, in a DynamoDB table of its
+// own with the order index or without (dynamolocal.CreatePerTable).
+const (
+	inSharedTable = iota
+	placementWithIndex
+	placementWithoutIndex
+)
+
+// serveTable serves the tables of prefix on endpoint, inserts n entities
+// (entity(i) their JSON) into table, created as kind says, through the
+// Azure SDK, and stops serving.
+func serveTable(t *testing.T, endpoint, prefix, table string, kind int, entity func(i int) string, n int) {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
 		accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layout}}
+		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateTable(ctx, "Orders", nil); err != nil {
+	if kind != inSharedTable {
+		// A client built as serve builds its own: DynamoDB Local keeps
+		// one database per access key.
+		var raw *dynamodb.Client
+		if raw, err = dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: endpoint}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = dynamolocal.CreatePerTable(ctx, raw, dynamolocal.PerTable{Prefix: prefix,
+			Account: auth.DevStoreAccountName, Table: table, OrderIndex: kind == placementWithIndex})
+	} else {
+		_, err = svc.CreateTable(ctx, table, nil)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 20 {
-		body := fmt.Sprintf(`{"PartitionKey":"c%d","RowKey":"o%02d","Total":%d.5}`, i%3, i, i)
-		if _, err := svc.NewClient("Orders").AddEntity(ctx, []byte(body), nil); err != nil {
+	for i := range n {
+		if _, err := svc.NewClient(table).AddEntity(ctx, []byte(entity(i)), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

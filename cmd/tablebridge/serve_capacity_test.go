@@ -30,7 +30,7 @@ func TestServeOneTableAtTenKeys(t *testing.T) {
 	t.Cleanup(func() { _ = proxy.Close() })
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{endpoint: proxy.URL(), prefix: dynamolocal.UniqueName("cap") + "-", layout: layoutShared, timeout: 10 * time.Second}}
+		dynamo: dynamoFlags{endpoint: proxy.URL(), prefix: dynamolocal.UniqueName("cap") + "-", timeout: 10 * time.Second}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	defer func() {
 		stop()

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
@@ -21,7 +20,6 @@ type dynamoFlags struct {
 	endpoint string
 	region   string
 	prefix   string
-	layout   string
 	shared   string
 	// timeout bounds each DynamoDB request, retries included.
 	timeout time.Duration
@@ -35,10 +33,8 @@ type dynamoFlags struct {
 func (d *dynamoFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.endpoint, "dynamodb-endpoint", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: AWS)")
 	fs.StringVar(&d.region, "dynamodb-region", "", "AWS region (default: the AWS config chain, else us-east-1)")
-	fs.StringVar(&d.prefix, "table-prefix", "tablebridge-", "prefix of every DynamoDB table tablebridge creates")
-	fs.StringVar(&d.layout, "dynamodb-layout", layoutShared,
-		"layout of new tables: shared (every table in one DynamoDB table), or a DynamoDB table per Azure table, ordered (an index answers queries across partitions in key order) or unordered (such queries Scan); tables created earlier stay as they are")
-	fs.StringVar(&d.shared, "shared-table", "", "the DynamoDB table of the shared layout (default: the table prefix + \"entities\")")
+	fs.StringVar(&d.prefix, "table-prefix", "tablebridge-", "prefix of the deployment's DynamoDB tables (the catalog, the shared table)")
+	fs.StringVar(&d.shared, "shared-table", "", "the DynamoDB table that holds every table's entities (default: the table prefix + \"entities\")")
 	fs.DurationVar(&d.timeout, "dynamodb-timeout", 10*time.Second, "longest wait for one DynamoDB request, retries included")
 }
 
@@ -47,7 +43,7 @@ func (d *dynamoFlags) describe() string {
 	if d.endpoint != "" {
 		where = d.endpoint
 	}
-	return fmt.Sprintf("%s, table prefix %q, %s layout", where, d.prefix, d.layout)
+	return fmt.Sprintf("%s, table prefix %q", where, d.prefix)
 }
 
 func (d *dynamoFlags) open(ctx context.Context) (store.Store, error) {
@@ -62,30 +58,7 @@ func (d *dynamoFlags) open(ctx context.Context) (store.Store, error) {
 // server purges the shared layout's deleted tables itself.
 const purgeEvery = 10 * time.Second
 
-// layoutShared is -dynamodb-layout's name of the shared layout; the other
-// names are dynamostore.Layout's, of the per-table layout.
-const layoutShared = "shared"
-
-// sharedTable is the shared layout's DynamoDB table, "" for the per-table
-// layout.
-func (d *dynamoFlags) sharedTable() string {
-	if d.layout != layoutShared {
-		return ""
-	}
-	if d.shared != "" {
-		return d.shared
-	}
-	return d.prefix + "entities"
-}
-
 func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error) {
-	layout := dynamostore.LayoutOrdered
-	if d.layout != layoutShared {
-		var ok bool
-		if layout, ok = dynamostore.ParseLayout(d.layout); !ok {
-			return nil, fmt.Errorf("-dynamodb-layout %q: want shared, ordered or unordered", d.layout)
-		}
-	}
 	if d.endpoint != "" {
 		// A DynamoDB Local that is not running fails now, not after the
 		// SDK's retries.
@@ -99,18 +72,11 @@ func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error
 	if err != nil {
 		return nil, err
 	}
-	// The functions' protection, from the same environment variables
-	// (TABLEBRIDGE_PITR and the others, docs/dynamodb.md), so a table is made alike
-	// whichever door creates it.
-	protection, err := lambdafn.LoadProtection(os.Getenv, d.endpoint)
-	if err != nil {
-		return nil, err
-	}
 	// dynamostore.Settings builds the Options the functions use too: the
 	// catalog is re-created only on a local endpoint (DynamoDB Local
 	// restarted in memory), never on AWS, where it is the stack's.
-	st, err := dynamostore.New(ctx, client, dynamostore.Settings{Endpoint: d.endpoint, TablePrefix: d.prefix, Layout: layout,
-		SharedTable: d.sharedTable(), Protection: protection, RequestTimeout: d.timeout, MoveSettle: d.moveSettle,
+	st, err := dynamostore.New(ctx, client, dynamostore.Settings{Endpoint: d.endpoint, TablePrefix: d.prefix,
+		SharedTable: d.shared, RequestTimeout: d.timeout, MoveSettle: d.moveSettle,
 		PurgeEvery: d.purgeEvery,
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil))}.Options())
 	if err != nil {

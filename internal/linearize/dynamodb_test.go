@@ -1,11 +1,13 @@
 package linearize_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/linearize"
+	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -38,13 +40,21 @@ func TestDynamoDBShared(t *testing.T) {
 	linearize.Test(t, linearize.Config{Name: "dynamodb-shared"}, srv.Client())
 }
 
-// TestDynamoDBPerTable checks histories over DynamoDB Local on the
-// per-table layout: each history's table is a DynamoDB table of its own.
-func TestDynamoDBPerTable(t *testing.T) {
+// TestDynamoDBPlacement checks histories over DynamoDB Local on
+// placements: each history's table is one an earlier release created, in
+// a DynamoDB table of its own with the order index, and its catalog entry
+// as that release wrote it (dynamolocal.CreatePerTable); the store serves
+// it where it is.
+func TestDynamoDBPlacement(t *testing.T) {
 	t.Parallel()
-	opts := dynamostore.Options{TablePrefix: dynamolocal.UniqueName("lin") + "-"}
+	opts := sharedLayout()
 	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, opts)))
-	linearize.Test(t, linearize.Config{Name: "dynamodb-per-table"}, srv.Client())
+	client := dynamolocal.Client(t)
+	linearize.Test(t, linearize.Config{Name: "dynamodb-placement", CreateTable: func(ctx context.Context, name string) error {
+		_, err := dynamolocal.CreatePerTable(ctx, client, dynamolocal.PerTable{Prefix: opts.TablePrefix,
+			Account: auth.DevStoreAccountName, Table: name, OrderIndex: true})
+		return err
+	}}, srv.Client())
 }
 
 // TestDynamoDBTwoClocks checks histories through two servers on the same

@@ -9,11 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/oauth"
-	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 // Environment variables a function reads at init. template.yaml sets them.
@@ -36,12 +33,9 @@ const (
 	// EnvDynamoDBEndpoint overrides the DynamoDB endpoint (DynamoDB Local);
 	// empty means AWS. It is the variable make test exports too.
 	EnvDynamoDBEndpoint = "TABLEBRIDGE_DYNAMODB_ENDPOINT"
-	// EnvDynamoDBLayout is ordered (the default) or unordered: whether new
-	// tables get the order index (dynamostore.Options.Layout).
-	EnvDynamoDBLayout = "TABLEBRIDGE_DYNAMODB_LAYOUT"
-	// EnvSharedTable names the DynamoDB table of the shared layout
-	// (template.yaml's EntityTable), which holds every Azure table created
-	// from then on; empty: new tables get a DynamoDB table each.
+	// EnvSharedTable names the DynamoDB table that holds every Azure table
+	// Create Table creates (template.yaml's EntityTable); TablePrefix +
+	// "entities" when empty (dynamostore.Options.SharedTable).
 	EnvSharedTable = "TABLEBRIDGE_SHARED_TABLE"
 	// EnvBasePath is the HTTP API's mapping key on the custom domain
 	// (template.yaml's HttpApiBasePath), empty without a custom domain or
@@ -59,20 +53,9 @@ const (
 	// EnvOAuthRoles holds role assignments as a JSON array (the "roles" of
 	// shared/oauth.Config); the keys secret's "oauthRoles" adds to them.
 	EnvOAuthRoles = "TABLEBRIDGE_OAUTH_ROLES"
-	// EnvPITR is what Create Table does about point-in-time recovery:
-	// required (the default), best-effort (skipped where the endpoint does
-	// not implement it: DynamoDB Local) or off.
-	EnvPITR = "TABLEBRIDGE_PITR"
-	// EnvStackName tags every table the functions create (tablebridge:stack).
+	// EnvStackName names the stack: the functions' metrics go to the
+	// CloudWatch namespace tablebridge/<stack> (emfNamespace).
 	EnvStackName = "TABLEBRIDGE_STACK_NAME"
-	// EnvKMSKeyARN, when set, encrypts new tables with this customer
-	// managed KMS key.
-	EnvKMSKeyARN = "TABLEBRIDGE_KMS_KEY_ARN"
-	// EnvTableClass is STANDARD (default) or STANDARD_INFREQUENT_ACCESS.
-	EnvTableClass = "TABLEBRIDGE_TABLE_CLASS"
-	// EnvDeletionProtection, when true, turns on deletion protection on
-	// new tables; Delete Table lifts it first.
-	EnvDeletionProtection = "TABLEBRIDGE_DELETION_PROTECTION"
 	// EnvPurgeGrace is how long after Delete Table the purge function
 	// leaves the table's items (a Go duration; default 1m,
 	// dynamostore.Options.PurgeGrace). Longer keeps a deleted table's items
@@ -101,10 +84,9 @@ type Config struct {
 	KeysSecret       string
 	UseEmulatorKey   bool
 	DynamoDBEndpoint string
-	DynamoDBLayout   dynamostore.Layout
 	BasePath         string
-	// Protection is what every table Create Table creates gets.
-	Protection dynamostore.Protection
+	// StackName is EnvStackName.
+	StackName string
 	// PurgeGrace is EnvPurgeGrace; zero for the store's default.
 	PurgeGrace time.Duration
 	// PurgeRate is EnvPurgeRate; zero for the store's default.
@@ -126,6 +108,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		KeysSecret:       strings.TrimSpace(getenv(EnvKeysSecret)),
 		DynamoDBEndpoint: strings.TrimSpace(getenv(EnvDynamoDBEndpoint)),
 		BasePath:         strings.Trim(strings.TrimSpace(getenv(EnvBasePath)), "/"),
+		StackName:        strings.TrimSpace(getenv(EnvStackName)),
 	}
 	var errs []error
 	if v := strings.TrimSpace(getenv(EnvUseEmulatorKey)); v != "" {
@@ -134,13 +117,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q: want true or false", EnvUseEmulatorKey, v))
 		}
 		c.UseEmulatorKey = b
-	}
-	if v := strings.TrimSpace(getenv(EnvDynamoDBLayout)); v != "" {
-		layout, ok := dynamostore.ParseLayout(v)
-		if !ok {
-			errs = append(errs, fmt.Errorf("%s=%q: want %s or %s", EnvDynamoDBLayout, v, dynamostore.LayoutOrdered, dynamostore.LayoutUnordered))
-		}
-		c.DynamoDBLayout = layout
 	}
 	if v := strings.TrimSpace(getenv(EnvPurgeGrace)); v != "" {
 		d, err := time.ParseDuration(v)
@@ -183,11 +159,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		errs = append(errs, err)
 	} else {
 		c.OAuth = oc
-	}
-	if p, err := LoadProtection(getenv, c.DynamoDBEndpoint); err != nil {
-		errs = append(errs, err)
-	} else {
-		c.Protection = p
 	}
 	level, err := parseLogLevel(getenv(EnvLogLevel), getenv(envLambdaLogLevel))
 	if err != nil {
@@ -269,48 +240,4 @@ func parseLogLevel(ours, lambdas string) (slog.Level, error) {
 		return slog.LevelError, nil
 	}
 	return slog.LevelInfo, nil
-}
-
-// LoadProtection reads the protection of new tables from the environment,
-// for the functions and for `tablebridge serve -store dynamodb` alike
-// (issue 23, item 6): point-in-time recovery required unless told
-// otherwise (best-effort by default on a local endpoint, since DynamoDB
-// Local does not implement it), tags naming the stack, and the optional
-// key, class and deletion protection.
-func LoadProtection(getenv func(string) string, endpoint string) (dynamostore.Protection, error) {
-	var p dynamostore.Protection
-	var errs []error
-	switch v := strings.TrimSpace(getenv(EnvPITR)); v {
-	case "":
-		p.PointInTimeRecovery = dynamostore.PITRRequired
-		if dynamostore.IsLocalEndpoint(endpoint) {
-			p.PointInTimeRecovery = dynamostore.PITRBestEffort
-		}
-	case string(dynamostore.PITRRequired):
-		p.PointInTimeRecovery = dynamostore.PITRRequired
-	case string(dynamostore.PITRBestEffort):
-		p.PointInTimeRecovery = dynamostore.PITRBestEffort
-	case "off":
-		p.PointInTimeRecovery = dynamostore.PITROff
-	default:
-		errs = append(errs, fmt.Errorf("%s=%q: want required, best-effort or off", EnvPITR, v))
-	}
-	if v := strings.TrimSpace(getenv(EnvStackName)); v != "" {
-		p.Tags = map[string]string{dynamostore.TagStack: v}
-	}
-	p.KMSKeyARN = strings.TrimSpace(getenv(EnvKMSKeyARN))
-	switch v := types.TableClass(strings.TrimSpace(getenv(EnvTableClass))); v {
-	case "", types.TableClassStandard, types.TableClassStandardInfrequentAccess:
-		p.TableClass = v
-	default:
-		errs = append(errs, fmt.Errorf("%s=%q: want STANDARD or STANDARD_INFREQUENT_ACCESS", EnvTableClass, v))
-	}
-	if v := strings.TrimSpace(getenv(EnvDeletionProtection)); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: want true or false", EnvDeletionProtection, v))
-		}
-		p.DeletionProtection = b
-	}
-	return p, errors.Join(errs...)
 }

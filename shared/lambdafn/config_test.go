@@ -9,11 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
-	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -64,11 +61,6 @@ func TestLoadConfig(t *testing.T) {
 			[]string{"want true or false"}},
 		{"bad log level", with(map[string]string{lambdafn.EnvLogLevel: "chatty"}), lambdafn.Config{},
 			[]string{"want debug, info, warn or error"}},
-		{"unordered layout", with(map[string]string{lambdafn.EnvDynamoDBLayout: "unordered"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
-				KeysSecret: deployed[lambdafn.EnvKeysSecret], DynamoDBLayout: dynamostore.LayoutUnordered, LogLevel: slog.LevelInfo}, nil},
-		{"bad layout", with(map[string]string{lambdafn.EnvDynamoDBLayout: "sorted"}), lambdafn.Config{},
-			[]string{"want ordered or unordered"}},
 		{"purge grace", with(map[string]string{lambdafn.EnvPurgeGrace: "24h"}),
 			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
 				KeysSecret: deployed[lambdafn.EnvKeysSecret], PurgeGrace: 24 * time.Hour, LogLevel: slog.LevelInfo}, nil},
@@ -81,18 +73,9 @@ func TestLoadConfig(t *testing.T) {
 				KeysSecret: deployed[lambdafn.EnvKeysSecret], PurgeRate: 12000, LogLevel: slog.LevelInfo}, nil},
 		{"bad purge rate", with(map[string]string{lambdafn.EnvPurgeRate: "0"}), lambdafn.Config{},
 			[]string{lambdafn.EnvPurgeRate, "want a positive number"}},
-		{"protection", with(map[string]string{lambdafn.EnvPITR: "best-effort", lambdafn.EnvStackName: "tb-prod",
-			lambdafn.EnvKMSKeyARN: "arn:aws:kms:eu-west-1:123456789012:key/k", lambdafn.EnvTableClass: "STANDARD_INFREQUENT_ACCESS",
-			lambdafn.EnvDeletionProtection: "true"}),
+		{"stack name", with(map[string]string{lambdafn.EnvStackName: "tb-prod"}),
 			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog", KeysSecret: deployed[lambdafn.EnvKeysSecret],
-				LogLevel: slog.LevelInfo, Protection: dynamostore.Protection{PointInTimeRecovery: dynamostore.PITRBestEffort,
-					Tags: map[string]string{dynamostore.TagStack: "tb-prod"}, KMSKeyARN: "arn:aws:kms:eu-west-1:123456789012:key/k",
-					TableClass: types.TableClassStandardInfrequentAccess, DeletionProtection: true}}, nil},
-		{"recovery off", with(map[string]string{lambdafn.EnvPITR: "off"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog", KeysSecret: deployed[lambdafn.EnvKeysSecret],
-				LogLevel: slog.LevelInfo, Protection: dynamostore.Protection{PointInTimeRecovery: dynamostore.PITROff}}, nil},
-		{"bad protection", with(map[string]string{lambdafn.EnvPITR: "sometimes", lambdafn.EnvTableClass: "GLACIER", lambdafn.EnvDeletionProtection: "maybe"}),
-			lambdafn.Config{}, []string{"want required, best-effort or off", "want STANDARD or STANDARD_INFREQUENT_ACCESS", lambdafn.EnvDeletionProtection}},
+				StackName: "tb-prod", LogLevel: slog.LevelInfo}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,14 +93,6 @@ func TestLoadConfig(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
-			}
-			if tc.want.Protection.PointInTimeRecovery == "" && tc.env[lambdafn.EnvPITR] != "off" {
-				// The default: required, best-effort on a local endpoint
-				// (DynamoDB Local does not implement it).
-				tc.want.Protection.PointInTimeRecovery = dynamostore.PITRRequired
-				if dynamostore.IsLocalEndpoint(tc.want.DynamoDBEndpoint) {
-					tc.want.Protection.PointInTimeRecovery = dynamostore.PITRBestEffort
-				}
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)

@@ -123,7 +123,7 @@ func setupTimed(ctx context.Context, fn deploy.Function, cfg Config, log *slog.L
 	if err != nil {
 		return nil, times, err
 	}
-	emf := newEMFWriter(os.Stdout, emfNamespace(cfg.Protection.Tags[dynamostore.TagStack]), fn.Name)
+	emf := newEMFWriter(os.Stdout, emfNamespace(cfg.StackName), fn.Name)
 	h, err := NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens,
 		Observe: emf.observe})
 	if err != nil {
@@ -165,7 +165,7 @@ func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Accou
 // `tablebridge serve -store dynamodb` builds them from its flags.
 func (c Config) storeSettings() dynamostore.Settings {
 	return dynamostore.Settings{Endpoint: c.DynamoDBEndpoint, TablePrefix: c.TablePrefix, CatalogTable: c.CatalogTable,
-		SharedTable: c.SharedTable, Layout: c.DynamoDBLayout, Protection: c.Protection, PurgeGrace: c.PurgeGrace, PurgeRate: c.PurgeRate,
+		SharedTable: c.SharedTable, PurgeGrace: c.PurgeGrace, PurgeRate: c.PurgeRate,
 		// Each execution environment caches look-ups of its own: confirm
 		// them, so a table deleted elsewhere is missing at once.
 		ConfirmTable: true}

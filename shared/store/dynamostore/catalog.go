@@ -24,18 +24,23 @@ const (
 	catAccount  = "Account"
 	catKey      = "Key"
 	catName     = "Name"     // the table name in the case it was created with
-	catState    = "State"    // stateCreating, stateActive or stateDeleting
+	catState    = "State"    // stateActive or stateDeleted (stateCreating, stateDeleting: earlier releases)
 	catPhysical = "Physical" // the DynamoDB table holding the entities
-	catMarker   = "Marker"   // identifies the CreateTable call that owns a creating item
-	catSince    = "Since"    // when the item entered its state (RFC 3339)
+	catMarker   = "Marker"   // identifies the Create Table call that wrote the entry
+	catSince    = "Since"    // when the entry entered its state (RFC 3339)
 	catACL      = "ACL"      // list of stored access policies
 	catDoc      = "Doc"      // the service properties document
 
 	tableKeyPrefix = "table:"
 	serviceKey     = "service"
 
+	stateActive = "active"
+	// stateCreating and stateDeleting are the states an earlier release's
+	// per-table Create or Delete Table passed through, and left behind when
+	// it stopped half way: no table is served from them (only active
+	// entries are), and the next Create Table of the name hands their
+	// DynamoDB table to the purge (placement.go, handOver).
 	stateCreating = "creating"
-	stateActive   = "active"
 	stateDeleting = "deleting"
 )
 
@@ -54,14 +59,14 @@ func tableKey(account, table string) item {
 }
 
 // GetTable returns the table's info from the catalog: one consistent
-// GetItem, of one of the entry's copies with a shared table (copies.go),
-// since stored access policies are read with every request that names one.
+// GetItem, of one of the entry's copies (copies.go), since stored access
+// policies are read with every request that names one.
 func (s *Store) GetTable(ctx context.Context, account, table string) (store.TableInfo, error) {
 	it, err := s.readTableEntry(ctx, "get table", account, table)
 	if err != nil {
 		return store.TableInfo{}, err
 	}
-	if it == nil || stringAttr(it, catState) != stateActive && !s.finishIfActive(ctx, account, table, it) {
+	if it == nil || stringAttr(it, catState) != stateActive {
 		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 	}
 	return tableInfo(it)
@@ -187,7 +192,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 			if q.After != "" && lower <= q.After {
 				continue
 			}
-			if stringAttr(it, catState) != stateActive && !s.finishIfActive(ctx, account, stringAttr(it, catName), it) {
+			if stringAttr(it, catState) != stateActive {
 				continue
 			}
 			info, err := tableInfo(it)
@@ -218,47 +223,15 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 	}
 }
 
-// SetTableACL replaces the table's stored access policies: one conditional
-// UpdateItem on the catalog, or with a shared table, one transaction that
-// writes the entry and its copies (setTableACLWithCopies).
-func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
-	if s.opts.SharedTable != "" {
-		return s.setTableACLWithCopies(ctx, account, table, acl)
-	}
-	in := &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.opts.CatalogTable),
-		Key:                      tableKey(account, table),
-		ConditionExpression:      aws.String("#s = :active"),
-		ExpressionAttributeNames: map[string]string{"#s": catState, "#acl": catACL},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":active": &types.AttributeValueMemberS{Value: stateActive},
-		},
-	}
-	if len(acl) == 0 {
-		in.UpdateExpression = aws.String("REMOVE #acl")
-	} else {
-		in.UpdateExpression = aws.String("SET #acl = :acl")
-		in.ExpressionAttributeValues[":acl"] = encodeACL(acl)
-	}
-	cctx, cancel := s.call(ctx)
-	defer cancel()
-	if _, err := s.db.UpdateItem(cctx, in); err != nil {
-		if _, ok := isConditionFailed(err); ok {
-			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
-		}
-		return s.catalogErr(ctx, "set table ACL", err)
-	}
-	return nil
-}
-
 // entryWriteAttempts bounds the read-and-write rounds of a change to a
 // table's entry that other writers keep changing.
 const entryWriteAttempts = 3
 
-// setTableACLWithCopies replaces the stored access policies of the entry
-// as read, in one transaction with its copies, conditioned on the entry
-// being unchanged since; a change meanwhile makes it read again.
-func (s *Store) setTableACLWithCopies(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
+// SetTableACL replaces the table's stored access policies: it reads the
+// entry, then writes it in one transaction with its copies, conditioned
+// on the entry being unchanged since; a change meanwhile makes it read
+// again.
+func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
 	for range entryWriteAttempts {
 		it, err := s.readEntry(ctx, "set table ACL", account, table)
 		if err != nil {

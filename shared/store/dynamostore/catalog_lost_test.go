@@ -85,38 +85,6 @@ func TestLostCatalogRecreated(t *testing.T) {
 	}
 }
 
-// A Create Table whose catalog writes were applied but whose answers were
-// lost (a timeout after sending, then a retry) meets its own writes: the
-// claim with its own marker, the table already active. Both count as done,
-// not as 409 TableAlreadyExists.
-func TestCreateTableCatalogWritesAreIdempotent(t *testing.T) {
-	t.Parallel()
-	s := newTestStore(t)
-	ctx := dynamolocal.Context(t, testTimeout)
-	phys, err := s.physicalName("acct", "Retried")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const marker = "marker-1"
-	for i := range 2 {
-		if claimed, _, err := s.claimTable(ctx, "acct", "Retried", phys, marker); !claimed || err != nil {
-			t.Fatalf("claim %d: %t, %v", i, claimed, err)
-		}
-	}
-	for i := range 2 {
-		if err := s.createPhysical(ctx, "acct", "Retried", phys, marker); err != nil {
-			t.Fatalf("create %d: %v", i, err)
-		}
-	}
-	if info, err := s.GetTable(ctx, "acct", "Retried"); err != nil || info.Name != "Retried" {
-		t.Fatalf("GetTable: %+v, %v", info, err)
-	}
-	// Another creator's claim on the name is still a conflict.
-	if claimed, _, err := s.claimTable(ctx, "acct", "Retried", phys, "marker-2"); claimed || !errors.Is(err, store.ErrTableExists) {
-		t.Fatalf("a second creator: %t, %v", claimed, err)
-	}
-}
-
 // deleteTable deletes a DynamoDB table behind the store's back and waits
 // until it is gone.
 func deleteTable(t *testing.T, name string) {
@@ -143,7 +111,7 @@ func TestLostSharedTableRecreated(t *testing.T) {
 	for _, first := range []string{"CatalogRead", "EntityOperation"} {
 		t.Run(first, func(t *testing.T) {
 			t.Parallel()
-			s := newSharedStore(t, Options{RecreateCatalog: true, CatalogCacheTTL: time.Hour})
+			s := newTestStoreWith(t, Options{RecreateCatalog: true, CatalogCacheTTL: time.Hour})
 			env := newEnv(t, s)
 			env.insert(newEntity("p", "before", nil)) // the look-up is cached from here on
 			deleteTable(t, s.opts.SharedTable)
@@ -176,7 +144,7 @@ func TestLostSharedTableRecreated(t *testing.T) {
 // table exists; the deployment lost its storage.
 func TestLostSharedTableOnAWS(t *testing.T) {
 	t.Parallel()
-	s := newSharedStore(t, Options{})
+	s := newTestStore(t)
 	env := newEnv(t, s)
 	deleteTable(t, s.opts.SharedTable)
 	_, err := s.GetEntity(env.ctx, env.account, env.table, "p", "r")

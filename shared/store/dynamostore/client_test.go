@@ -53,7 +53,7 @@ func TestNewClientAgainstLocal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	s, err := New(ctx, client, Options{TablePrefix: dynamolocal.UniqueName("nc") + "."})
+	s, err := New(ctx, client, Options{TablePrefix: dynamolocal.UniqueName("nc") + ".", RecreateCatalog: true})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -70,41 +70,6 @@ func TestMapErr(t *testing.T) {
 	}
 }
 
-func TestPhysicalName(t *testing.T) {
-	t.Parallel()
-	s := &Store{opts: Options{TablePrefix: "tb-"}.withDefaults()}
-	cases := []struct {
-		account, table, want string
-	}{
-		{"devstoreaccount1", "MyTable", "tb-devstoreaccount1.mytable"},
-		{"acct", "UPPER", "tb-acct.upper"},
-		{"a.b", "c", "tb-a_2eb.c"},               // a '.' in an account cannot fake the separator
-		{"a", "b.c", "tb-a.b_2ec"},               // nor in a table
-		{"a_b", "t", "tb-a_5fb.t"},               // '_' is escaped, so escapes are unambiguous
-		{"", "t", "tb-.t"},                       // prefix + "." + table: still a legal name
-		{"Acct", "t", "tb-Acct.t"},               // accounts match exactly: case kept
-		{"é", "t", "tb-_c3_a9.t"},                // non-ASCII bytes escaped
-		{"acct", "Ünï", "tb-acct._c3_bcn_c3_af"}, // lower-cased first
-	}
-	for _, c := range cases {
-		t.Run(c.want, func(t *testing.T) {
-			got, err := s.physicalName(c.account, c.table)
-			if err != nil || got != c.want {
-				t.Errorf("physicalName(%q, %q) = %q, %v; want %q", c.account, c.table, got, err, c.want)
-			}
-			if !validTableChars(got) {
-				t.Errorf("%q is not a legal DynamoDB table name", got)
-			}
-		})
-	}
-	if _, err := s.physicalName(strings.Repeat("a", 200), strings.Repeat("t", 63)); err == nil {
-		t.Error("a name over 255 characters was accepted")
-	}
-	if got, _ := s.physicalName("catalog", "x"); got == s.opts.CatalogTable {
-		t.Errorf("an Azure table maps to the catalog %q", got)
-	}
-}
-
 func TestNewRejectsBadOptions(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -114,7 +79,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}{
 		{"NilClient", nil, Options{}},
 		{"PrefixWithSlash", stubAPI{}, Options{TablePrefix: "a/b"}},
-		{"PrefixTooLong", stubAPI{}, Options{TablePrefix: strings.Repeat("p", 65)}},
+		{"PrefixTooLong", stubAPI{}, Options{TablePrefix: strings.Repeat("p", 250)}},
+		{"SharedBadChars", stubAPI{}, Options{SharedTable: "entities/1"}},
 		{"CatalogTooShort", stubAPI{}, Options{CatalogTable: "ab"}},
 		{"CatalogBadChars", stubAPI{}, Options{CatalogTable: "cat alog"}},
 	}
@@ -173,8 +139,10 @@ func TestNewUsesUpdatingCatalog(t *testing.T) {
 
 func TestOpErrorIndex(t *testing.T) {
 	t.Parallel()
-	// Errors found before any request still name the op.
+	// Errors found before any request (the table's look-up is cached)
+	// still name the op.
 	s := &Store{opts: Options{}.withDefaults()}
+	s.cache.put("acct", "table", *testLoc, time.Hour)
 	ops := []store.Op{
 		{Kind: store.OpInsert, Entity: entityWith("p", "a", nil)},
 		{Kind: store.OpInsert, Entity: entityWith("p", strings.Repeat("r", 1025), nil)},

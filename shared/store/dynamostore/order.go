@@ -28,30 +28,6 @@ const (
 	orderSep = '\x00'
 )
 
-// Layout picks how the store creates tables (Options.Layout).
-type Layout string
-
-const (
-	// LayoutOrdered creates every table with the order index: queries
-	// across partitions come in key order and read only their key range,
-	// for an extra index write per entity write.
-	LayoutOrdered Layout = "ordered"
-	// LayoutUnordered creates tables without it: queries across partitions
-	// Scan the table and return partitions in hash order.
-	LayoutUnordered Layout = "unordered"
-)
-
-// ParseLayout reads a layout name; "" is the default, ordered.
-func ParseLayout(s string) (Layout, bool) {
-	switch Layout(s) {
-	case "", LayoutOrdered:
-		return LayoutOrdered, true
-	case LayoutUnordered:
-		return LayoutUnordered, true
-	}
-	return "", false
-}
-
 // fullOrderKey is the untruncated order encoding of stored keys.
 func fullOrderKey(pk, rk string) []byte {
 	b := make([]byte, 0, len(pk)+1+len(rk))

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -155,11 +156,14 @@ func TestIndexMatchesEntities(t *testing.T) {
 		store.Op{Kind: store.OpDelete, Entity: newEntity("a", "2", nil)},
 	)
 	env.mustWrite(store.Op{Kind: store.OpMerge, Entity: newEntity("d", "single", nil)})
-	phys, _ := env.s.physicalName(env.account, env.table)
+	loc, err := env.s.locate(env.ctx, env.account, env.table)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var indexed []string
 	var start item
 	for {
-		out, err := env.s.db.Scan(env.ctx, &dynamodb.ScanInput{TableName: aws.String(phys), IndexName: aws.String(orderIndex), ExclusiveStartKey: start})
+		out, err := env.s.db.Scan(env.ctx, &dynamodb.ScanInput{TableName: aws.String(loc.table), IndexName: aws.String(orderIndex), ExclusiveStartKey: start})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +172,7 @@ func TestIndexMatchesEntities(t *testing.T) {
 			if _, chunk := splitRowKey(rk); chunk > 0 {
 				t.Errorf("overflow item %q/%q is in the index", pk, rk)
 			}
-			indexed = append(indexed, k(decodeKey(pk), decodeKey(rk)))
+			indexed = append(indexed, k(loc.unpk(pk), decodeKey(rk)))
 		}
 		if start = out.LastEvaluatedKey; start == nil {
 			break
@@ -194,7 +198,9 @@ func TestIndexMatchesEntities(t *testing.T) {
 // index with AddOrderIndex and reads it in key order.
 func TestAddOrderIndexToOldTable(t *testing.T) {
 	t.Parallel()
-	old := newEnv(t, newTestStoreWith(t, Options{Layout: LayoutUnordered}))
+	s := newTestStore(t)
+	old := &testEnv{t: t, s: s, ctx: dynamolocal.Context(t, testTimeout), account: "acct", table: "Table1"}
+	phys := createPlacement(t, s, old.account, old.table, false)
 	var want []string
 	for _, pk := range []string{"m", "", "b", "z", "k"} {
 		var es []*model.Entity
@@ -209,7 +215,6 @@ func TestAddOrderIndexToOldTable(t *testing.T) {
 	slices.Sort(want)
 	// Strip the index attributes: these are the items the earlier layout
 	// wrote.
-	phys, _ := old.s.physicalName(old.account, old.table)
 	stripped := 0
 	for _, pk := range []string{"m", "", "b", "z", "k", "big"} {
 		for _, it := range old.rawItems(pk) {
@@ -231,10 +236,8 @@ func TestAddOrderIndexToOldTable(t *testing.T) {
 		t.Fatalf("stripped %d items; want one per entity, %d", stripped, len(want))
 	}
 
-	// The default, ordered store reads the old table by Scan.
-	opts := old.s.opts
-	opts.Layout = LayoutOrdered
-	env := &testEnv{t: t, s: &Store{db: old.s.db, opts: opts}, ctx: old.ctx, account: old.account, table: old.table}
+	// The store reads the old table by Scan.
+	env := &testEnv{t: t, s: &Store{db: s.db, opts: s.opts}, ctx: old.ctx, account: old.account, table: old.table}
 	got, _ := pages(t, env, store.Query{}, 3)
 	slices.SortFunc(got, func(a, b *model.Entity) int {
 		return strings.Compare(k(a.PartitionKey, a.RowKey), k(b.PartitionKey, b.RowKey))

@@ -77,13 +77,10 @@ type RestoreReport struct {
 }
 
 // RestoreTable copies one Azure table from a restored DynamoDB table into
-// the deployment (see above), at the pace opts sets. It needs
-// Options.SharedTable: a new target goes to the shared table.
+// the deployment (see above), at the pace opts sets; a new target goes to
+// the shared table.
 func (s *Store) RestoreTable(ctx context.Context, r Restore, opts CopyOptions) (RestoreReport, error) {
 	var rep RestoreReport
-	if s.opts.SharedTable == "" {
-		return rep, errors.New("dynamostore: restoring a table needs a shared table (Options.SharedTable)")
-	}
 	target := cmp.Or(r.As, r.Table)
 	origin, err := s.restoreSource(ctx, r)
 	if err != nil {
@@ -115,7 +112,7 @@ func (s *Store) RestoreTable(ctx context.Context, r Restore, opts CopyOptions) (
 			return rep, errors.Join(err, s.endRestore(ctx, r.Account, target, it))
 		}
 	}
-	dst, err := s.entryLocation(r.Account, target, it)
+	dst, err := entryLocation(r.Account, target, it)
 	if err != nil {
 		return rep, err
 	}
@@ -314,7 +311,7 @@ func (s *Store) restoreTarget(ctx context.Context, account, table, marker string
 		}
 		switch {
 		case it == nil || stringAttr(it, catState) != stateActive:
-			_, err := s.createShared(ctx, account, table, created)
+			_, err := s.createEntry(ctx, account, table, created)
 			if errors.Is(err, store.ErrTableExists) {
 				continue // created meanwhile: look again
 			}

@@ -18,12 +18,10 @@ type Settings struct {
 	Endpoint     string
 	TablePrefix  string
 	CatalogTable string // "" for TablePrefix + "catalog"
-	SharedTable  string // "" for the per-table layout
+	SharedTable  string // "" for TablePrefix + "entities"
 	// ConfirmTable as in Options: set where several processes serve one
 	// deployment (the functions).
 	ConfirmTable bool
-	Layout       Layout
-	Protection   Protection
 	// RequestTimeout and PurgeEvery as in Options; zero for the defaults
 	// (no background purge: the functions have a purge function).
 	RequestTimeout time.Duration
@@ -49,8 +47,6 @@ func (s Settings) Options() Options {
 		CatalogTable:    s.CatalogTable,
 		SharedTable:     s.SharedTable,
 		ConfirmTable:    s.ConfirmTable,
-		Layout:          s.Layout,
-		Protection:      s.Protection,
 		RequestTimeout:  s.RequestTimeout,
 		PurgeEvery:      s.PurgeEvery,
 		PurgeGrace:      s.PurgeGrace,

@@ -35,17 +35,16 @@ func TestIsLocalEndpoint(t *testing.T) {
 }
 
 // TestSettingsOptions: the one constructor of the store's Options for
-// serve and the functions (issue 23, item 6) re-creates a missing catalog
-// only on a local endpoint, and keeps the protection it is given.
+// serve and the functions re-creates a missing catalog only on a local
+// endpoint.
 func TestSettingsOptions(t *testing.T) {
 	t.Parallel()
-	p := Protection{PointInTimeRecovery: PITRRequired, DeletionProtection: true, Tags: map[string]string{TagStack: "s"}}
-	onAWS := Settings{TablePrefix: "tb-", Protection: p}.Options()
-	if onAWS.RecreateCatalog || !onAWS.RequireCatalog || onAWS.Protection.PointInTimeRecovery != PITRRequired || !onAWS.Protection.DeletionProtection {
-		t.Errorf("AWS options %+v; want the catalog required, not re-created, and the protection kept", onAWS)
+	onAWS := Settings{TablePrefix: "tb-"}.Options()
+	if onAWS.RecreateCatalog || !onAWS.RequireCatalog {
+		t.Errorf("AWS options %+v; want the catalog required, not re-created", onAWS)
 	}
-	local := Settings{Endpoint: "http://127.0.0.1:8000", TablePrefix: "tb-", Protection: p}.Options()
-	if !local.RecreateCatalog || local.RequireCatalog || !local.Protection.DeletionProtection {
+	local := Settings{Endpoint: "http://127.0.0.1:8000", TablePrefix: "tb-"}.Options()
+	if !local.RecreateCatalog || local.RequireCatalog {
 		t.Errorf("local options %+v; want the catalog re-created", local)
 	}
 }
