@@ -17,57 +17,6 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
-// TestDynamoDBAddIndexCommand serves a table an earlier release created
-// without the order index, then converts it with `tablebridge dynamodb
-// add-index` and reads it in key order.
-func TestDynamoDBAddIndexCommand(t *testing.T) {
-	t.Parallel()
-	endpoint := dynamolocal.Endpoint(t)
-	prefix := dynamolocal.UniqueName("addidx") + "-"
-	serveTable(t, endpoint, prefix, "Events", placementWithoutIndex, func(i int) string {
-		return fmt.Sprintf(`{"PartitionKey":"day%02d","RowKey":"e%d"}`, (i*7)%10, i)
-	}, 30)
-
-	args := []string{"add-index", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix}
-	// The unordered layout writes the index attributes too (old entities
-	// are backfilled: dynamostore's TestAddOrderIndexToOldTable), so the
-	// index can be added without rewriting anything.
-	for _, want := range []string{"30 items read, 0 entities backfilled, index added", "0 entities backfilled, index existed"} {
-		var stdout, stderr bytes.Buffer
-		if err := dynamodbCmd(context.Background(), args, &stdout, &stderr); err != nil {
-			t.Fatalf("add-index: %v\n%s", err, stderr.String())
-		}
-		if !strings.Contains(stdout.String(), "Events ("+prefix+"devstoreaccount1.events): ") || !strings.Contains(stdout.String(), want) {
-			t.Fatalf("add-index printed %q; want %q", stdout.String(), want)
-		}
-	}
-
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix}).openDynamo(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := st.QueryEntities(context.Background(), auth.DevStoreAccountName, "Events", store.Query{Top: 1000})
-	if err != nil || len(page.Entities) != 30 {
-		t.Fatalf("query: %d entities, %v", len(page.Entities), err)
-	}
-	for i := 1; i < len(page.Entities); i++ {
-		a, b := page.Entities[i-1], page.Entities[i]
-		if a.PartitionKey > b.PartitionKey || a.PartitionKey == b.PartitionKey && a.RowKey >= b.RowKey {
-			t.Fatalf("entity %d (%s, %s) follows (%s, %s)", i, b.PartitionKey, b.RowKey, a.PartitionKey, a.RowKey)
-		}
-	}
-
-	var stderr bytes.Buffer
-	if err := dynamodbCmd(context.Background(), []string{"drop-index"}, &bytes.Buffer{}, &stderr); err == nil || exitCode(err) != 2 {
-		t.Errorf("an unknown subcommand: %v", err)
-	}
-	// A table named that the account does not have: an error before
-	// anything is converted.
-	if err := dynamodbCmd(context.Background(), append(args, "-tables", "events,Missing"), &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), `table "Missing" is not in`) {
-		t.Errorf("a missing table: %v", err)
-	}
-}
-
 // TestDynamoDBMoveToSharedCommand: a table an earlier release created in a
 // DynamoDB table of its own (a placement) is moved into the shared table,
 // verified, and served from there; running the command again finds
@@ -101,6 +50,15 @@ func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 	page, err := st.QueryEntities(context.Background(), auth.DevStoreAccountName, "Orders", store.Query{Top: 1000})
 	if err != nil || len(page.Entities) != 20 || page.Entities[0].PartitionKey != "c0" || page.Entities[0].Properties["Total"].Float != 0.5 {
 		t.Fatalf("query after the move: %d entities, %v", len(page.Entities), err)
+	}
+	var stderr bytes.Buffer
+	if err := dynamodbCmd(context.Background(), []string{"add-index"}, &bytes.Buffer{}, &stderr); exitCode(err) != 2 {
+		t.Errorf("an unknown subcommand: %v", err)
+	}
+	// A table named that the account does not have: an error before
+	// anything is moved.
+	if err := dynamodbCmd(context.Background(), append(args, "-tables", "orders,Missing"), &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), `table "Missing" is not in`) {
+		t.Errorf("a missing table: %v", err)
 	}
 }
 
@@ -186,32 +144,9 @@ func TestDynamoDBRestoreTableCommand(t *testing.T) {
 // serveOrders serves the tables of prefix on endpoint, creates the table
 // Orders there with 20 entities (PartitionKeys c0 to c2, Total 0.5 to
 // 19.5) through the Azure SDK, and stops serving. With placement, Orders
-// is a table as an earlier release created it, with the order index, in a
-// DynamoDB table of its own.
+// is a table as an earlier release created it, in a DynamoDB table of its
+// own with the order index (dynamolocal.CreatePerTable).
 func serveOrders(t *testing.T, endpoint, prefix string, placement bool) {
-	t.Helper()
-	kind := inSharedTable
-	if placement {
-		kind = placementWithIndex
-	}
-	serveTable(t, endpoint, prefix, "Orders", kind, func(i int) string {
-		return fmt.Sprintf(`{"PartitionKey":"c%d","RowKey":"o%02d","Total":%d.5}`, i%3, i, i)
-	}, 20)
-}
-
-// Where serveTable's table is: created through the SDK, in the shared
-// table, or as an earlier release created it, in a DynamoDB table of its
-// own with the order index or without (dynamolocal.CreatePerTable).
-const (
-	inSharedTable = iota
-	placementWithIndex
-	placementWithoutIndex
-)
-
-// serveTable serves the tables of prefix on endpoint, inserts n entities
-// (entity(i) their JSON) into table, created as kind says, through the
-// Azure SDK, and stops serving.
-func serveTable(t *testing.T, endpoint, prefix, table string, kind int, entity func(i int) string, n int) {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
@@ -222,7 +157,7 @@ func serveTable(t *testing.T, endpoint, prefix, table string, kind int, entity f
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kind != inSharedTable {
+	if placement {
 		// A client built as serve builds its own: DynamoDB Local keeps
 		// one database per access key.
 		var raw *dynamodb.Client
@@ -230,15 +165,16 @@ func serveTable(t *testing.T, endpoint, prefix, table string, kind int, entity f
 			t.Fatal(err)
 		}
 		_, err = dynamolocal.CreatePerTable(ctx, raw, dynamolocal.PerTable{Prefix: prefix,
-			Account: auth.DevStoreAccountName, Table: table, OrderIndex: kind == placementWithIndex})
+			Account: auth.DevStoreAccountName, Table: "Orders", OrderIndex: true})
 	} else {
-		_, err = svc.CreateTable(ctx, table, nil)
+		_, err = svc.CreateTable(ctx, "Orders", nil)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range n {
-		if _, err := svc.NewClient(table).AddEntity(ctx, []byte(entity(i)), nil); err != nil {
+	for i := range 20 {
+		body := fmt.Sprintf(`{"PartitionKey":"c%d","RowKey":"o%02d","Total":%d.5}`, i%3, i, i)
+		if _, err := svc.NewClient("Orders").AddEntity(ctx, []byte(body), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -270,9 +270,9 @@
 // "does not have the specified index" (DescribeTable, not the message,
 // tells it from a backfilling index, see orderIndexUnusable); the query
 // then Scans, and the store Scans that table for a minute before trying
-// the index again. AddOrderIndex (`tablebridge dynamodb add-index`) writes
-// $s and $o on entities that lack them (written before they existed),
-// adds the index and waits until DynamoDB has built it.
+// the index again. MoveToShared (`tablebridge dynamodb move-to-shared`)
+// gives the table the index: it computes $s and $o for every entity it
+// copies, those written before they existed included.
 //
 // # Errors
 //

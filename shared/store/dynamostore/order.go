@@ -78,15 +78,12 @@ func orderIndexDefinition() types.GlobalSecondaryIndex {
 	}
 }
 
-// orderAttributeDefinitions types the index keys: the shard is a number in a
-// per-table table and a string (prefix and number) in the shared one.
-func orderAttributeDefinitions(shared bool) []types.AttributeDefinition {
-	shardType := types.ScalarAttributeTypeN
-	if shared {
-		shardType = types.ScalarAttributeTypeS
-	}
+// orderAttributeDefinitions types the shared table's index keys: the shard
+// is a string there, the prefix and the number (a number in a placement,
+// whose index an earlier release created).
+func orderAttributeDefinitions() []types.AttributeDefinition {
 	return []types.AttributeDefinition{
-		{AttributeName: aws.String(attrShard), AttributeType: shardType},
+		{AttributeName: aws.String(attrShard), AttributeType: types.ScalarAttributeTypeS},
 		{AttributeName: aws.String(attrOrder), AttributeType: types.ScalarAttributeTypeB},
 	}
 }

@@ -181,7 +181,7 @@ func (s *Store) restoreSource(ctx context.Context, r Restore) (*restoreOrigin, e
 		return nil, fmt.Errorf("dynamostore: restore from %s, a restored shared table: give the table's id then (16 hex digits; the restored catalog has it), not %q", r.From, id)
 	}
 	loc := location{table: r.From, prefix: sharedPrefix(r.Account, id)}
-	if orderIndexStatus(desc) == types.IndexStatusActive {
+	if gsi := orderIndexOf(desc); gsi != nil && gsi.IndexStatus == types.IndexStatusActive {
 		origin.src, origin.how = s.indexSource(loc), fmt.Sprintf("%s, the items of id %s, through its order index", r.From, id)
 	} else {
 		origin.src, origin.how = s.scanSource(loc, false), fmt.Sprintf("%s, the items of id %s, found by a Scan of every item (the table has no active order index)", r.From, id)

@@ -64,7 +64,7 @@ func (s *Store) sharedTableInput() *dynamodb.CreateTableInput {
 	return &dynamodb.CreateTableInput{
 		TableName:              aws.String(s.opts.SharedTable),
 		BillingMode:            types.BillingModePayPerRequest,
-		AttributeDefinitions:   append(keyAttributeDefinitions(attrPartitionKey, attrRowKey), orderAttributeDefinitions(true)...),
+		AttributeDefinitions:   append(keyAttributeDefinitions(attrPartitionKey, attrRowKey), orderAttributeDefinitions()...),
 		KeySchema:              keySchema(attrPartitionKey, attrRowKey),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{orderIndexDefinition()},
 	}
