@@ -130,7 +130,7 @@ func newStackTables(t testing.TB, name string) (string, *dynamostore.Store) {
 	t.Helper()
 	prefix := dynamolocal.UniqueName(name) + "-"
 	st, err := dynamostore.New(dynamolocal.Context(t, time.Minute), dynamolocal.Client(t),
-		dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true})
+		dynamostore.Options{TablePrefix: prefix, Endpoint: dynamolocal.Endpoint(t)})
 	if err != nil {
 		t.Fatalf("create the catalog and the shared table: %v", err)
 	}

@@ -235,7 +235,9 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 	for _, f := range deploy.Functions() {
 		pol := newIAMPolicy(f, catalog, prefix+"entities", prefix+auth.DevStoreAccountName+".")
 		client := dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure, lambdafn.MeterCapacity)
-		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", ConfirmTable: true, RequireCatalog: true})
+		// No endpoint: the catalog and the shared table are the stack's,
+		// as on AWS (the client is DynamoDB Local's all the same).
+		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, ConfirmTable: true})
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
@@ -270,7 +272,7 @@ func TestLeastPrivilege(t *testing.T) {
 	admin := dynamolocal.Client(t)
 	// The catalog and the shared table exist before the functions start, as
 	// the template creates them.
-	if _, err := dynamostore.New(ctx, admin, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}); err != nil {
+	if _, err := dynamostore.New(ctx, admin, dynamostore.Options{TablePrefix: prefix, Endpoint: endpoint}); err != nil {
 		t.Fatal(err)
 	}
 	checkCatalogSchema(t, admin, prefix+"catalog")
@@ -394,7 +396,7 @@ func runPlacementScenario(t *testing.T, g *gateway, admin *dynamodb.Client, pref
 }
 
 // TestLeastPrivilegePurge runs the purge as the purge function does on
-// AWS (RequireCatalog: the catalog is a stack resource) over a client
+// AWS (no endpoint: the catalog is a stack resource) over a client
 // confined to deploy.PurgeActions: it purges a deleted table's entities
 // from the shared table, leaves a live table's, and needs nothing more.
 func TestLeastPrivilegePurge(t *testing.T) {
@@ -404,7 +406,7 @@ func TestLeastPrivilegePurge(t *testing.T) {
 	const account = auth.DevStoreAccountName
 	// The stack's tables, and the tables a request function created and
 	// deleted, by a store with every right.
-	admin, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true})
+	admin, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, Endpoint: endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +438,7 @@ func TestLeastPrivilegePurge(t *testing.T) {
 
 	pol := newPurgePolicy(prefix+"catalog", prefix+"entities", prefix+account+".")
 	st, err := dynamostore.New(ctx, dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure),
-		dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RequireCatalog: true, PurgeGrace: time.Millisecond})
+		dynamostore.Options{TablePrefix: prefix, PurgeGrace: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

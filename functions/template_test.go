@@ -494,7 +494,7 @@ func TestTemplateResources(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the template's environment does not configure a function: %v", err)
 	}
-	if cfg.CatalogTable != "tablebridge-catalog" || cfg.AccountName != "myaccount" || cfg.StackName != "tablebridge" {
+	if cfg.Store.CatalogTable != "tablebridge-catalog" || cfg.Store.SharedTable != "tablebridge-entities" || cfg.AccountName != "myaccount" || cfg.StackName != "tablebridge" {
 		t.Errorf("config %+v", cfg)
 	}
 }

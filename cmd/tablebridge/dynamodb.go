@@ -42,7 +42,7 @@ type paceFlags struct {
 
 func (c *paceFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.rate, "rate", dynamostore.DefaultCopyRate, "items a second to copy, and then to verify (each item also writes the order index: twice the write units); never more than one DynamoDB partition's capacity goes to one key")
-	fs.DurationVar(&c.settle, "settle", 35*time.Second, "wait after freezing a table's writes before copying into it: longer than any server keeps a look-up (1 s) plus the longest write in flight (29 s on AWS)")
+	fs.DurationVar(&c.settle, "settle", dynamostore.DefaultMoveSettle, "wait after freezing a table's writes before copying into it: longer than any server keeps a look-up (1 s) plus the longest write in flight (29 s on AWS)")
 	c.progress.register(fs)
 }
 
@@ -55,7 +55,7 @@ func (c *paceFlags) start(cmd string, dyn *dynamoFlags, stderr io.Writer) (dynam
 	if c.rate <= 0 {
 		return dynamostore.CopyOptions{}, nil, usageError("%s: -rate must be positive", cmd)
 	}
-	dyn.moveSettle = c.settle
+	dyn.MoveSettle = c.settle
 	progress := c.progress.open(stderr)
 	return dynamostore.CopyOptions{Rate: c.rate, Progress: progress}, progress.Close, nil
 }
@@ -108,7 +108,7 @@ func moveToSharedCmd(ctx context.Context, args []string, stdout, stderr io.Write
 // account's tables it works on: those named in the comma-separated list
 // (matched as export matches them), or every table.
 func (d *dynamoFlags) openTables(ctx context.Context, account, list string) (*dynamostore.Store, []string, error) {
-	st, err := d.openDynamo(ctx)
+	st, err := d.open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -42,7 +42,7 @@ func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 		}
 	}
 
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix}).openDynamo(context.Background())
+	st, err := (&dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix}}).open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestDynamoDBRestoreTableCommand(t *testing.T) {
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("restore") + "-"
 	serveOrders(t, endpoint, prefix, false)
-	raw, err := dynamostore.NewClient(context.Background(), dynamostore.ClientOptions{Endpoint: endpoint}) // the credentials the commands use
+	raw, err := dynamostore.NewClient(context.Background(), dynamostore.Options{Endpoint: endpoint}) // the credentials the commands use
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestDynamoDBRestoreTableCommand(t *testing.T) {
 		t.Errorf("a merging restore: %q, %v", stdout, err)
 	}
 
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix}).openDynamo(context.Background())
+	st, err := (&dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix}}).open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func serveOrders(t *testing.T, endpoint, prefix string, placement bool) {
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
 		accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix}}
+		dynamo:   dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix}}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
 	if err != nil {
@@ -161,7 +161,7 @@ func serveOrders(t *testing.T, endpoint, prefix string, placement bool) {
 		// A client built as serve builds its own: DynamoDB Local keeps
 		// one database per access key.
 		var raw *dynamodb.Client
-		if raw, err = dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: endpoint}); err != nil {
+		if raw, err = dynamostore.NewClient(ctx, dynamostore.Options{Endpoint: endpoint}); err != nil {
 			t.Fatal(err)
 		}
 		_, err = dynamolocal.CreatePerTable(ctx, raw, dynamolocal.PerTable{Prefix: prefix,

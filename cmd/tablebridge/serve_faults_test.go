@@ -31,7 +31,7 @@ func startDynamoServe(t *testing.T, endpoint string) (*limitedServer, *aztables.
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{endpoint: endpoint, prefix: dynamolocal.UniqueName("faults") + "-", timeout: time.Second}}
+		dynamo: dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: dynamolocal.UniqueName("faults") + "-", RequestTimeout: time.Second}}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	t.Cleanup(func() {
 		stop()
@@ -254,7 +254,7 @@ func TestServeDynamoDBCatalogLost(t *testing.T) {
 	prefix := dynamolocal.UniqueName("lost") + "-"
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{endpoint: endpoint, prefix: prefix, timeout: 10 * time.Second}}
+		dynamo: dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix, RequestTimeout: 10 * time.Second}}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	defer func() {
 		stop()
@@ -272,7 +272,7 @@ func TestServeDynamoDBCatalogLost(t *testing.T) {
 	// Every table of this server goes, as in a DynamoDB restarted empty.
 	// (A client built as serve builds its own: DynamoDB Local keeps one
 	// database per access key.)
-	db, err := dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: endpoint})
+	db, err := dynamostore.NewClient(ctx, dynamostore.Options{Endpoint: endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}

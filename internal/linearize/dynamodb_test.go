@@ -14,9 +14,9 @@ import (
 
 // sharedLayout is a table prefix of its own on the shared layout: the
 // catalog and the shared table, as the stack declares them.
-func sharedLayout() dynamostore.Options {
+func sharedLayout(t testing.TB) dynamostore.Options {
 	prefix := dynamolocal.UniqueName("lin") + "-"
-	return dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}
+	return dynamostore.Options{TablePrefix: prefix, Endpoint: dynamolocal.Endpoint(t)}
 }
 
 // newDynamoStore is a DynamoDB store on DynamoDB Local with opts.
@@ -36,7 +36,7 @@ func newDynamoStore(t *testing.T, opts dynamostore.Options) *dynamostore.Store {
 // to Azure's promise: each entity in a version of the query's interval.
 func TestDynamoDBShared(t *testing.T) {
 	t.Parallel()
-	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, sharedLayout())))
+	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, sharedLayout(t))))
 	linearize.Test(t, linearize.Config{Name: "dynamodb-shared"}, srv.Client())
 }
 
@@ -47,7 +47,7 @@ func TestDynamoDBShared(t *testing.T) {
 // it where it is.
 func TestDynamoDBPlacement(t *testing.T) {
 	t.Parallel()
-	opts := sharedLayout()
+	opts := sharedLayout(t)
 	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, opts)))
 	client := dynamolocal.Client(t)
 	linearize.Test(t, linearize.Config{Name: "dynamodb-placement", CreateTable: func(ctx context.Context, name string) error {
@@ -65,7 +65,7 @@ func TestDynamoDBPlacement(t *testing.T) {
 // go through each.
 func TestDynamoDBTwoClocks(t *testing.T) {
 	t.Parallel()
-	opts := sharedLayout()
+	opts := sharedLayout(t)
 	opts.ConfirmTable = true
 	ahead := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, opts)))
 	behind := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, opts)),
@@ -80,6 +80,6 @@ func TestDynamoDBTwoClocks(t *testing.T) {
 // three requests conditioned on the version they read.
 func TestDynamoDBLarge(t *testing.T) {
 	t.Parallel()
-	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, sharedLayout())))
+	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, sharedLayout(t))))
 	linearize.Test(t, linearize.Config{Name: "dynamodb-large", Large: 0.2, Ops: 12, Histories: 1}, srv.Client())
 }

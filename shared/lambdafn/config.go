@@ -11,6 +11,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/oauth"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 // Environment variables a function reads at init. template.yaml sets them.
@@ -21,7 +22,8 @@ const (
 	// EnvTablePrefix starts every DynamoDB table name of the deployment.
 	EnvTablePrefix = "TABLEBRIDGE_TABLE_PREFIX"
 	// EnvCatalogTable names the catalog table; TablePrefix + "catalog"
-	// when empty. template.yaml creates it.
+	// when empty (dynamostore.Options.CatalogTable). template.yaml creates
+	// it.
 	EnvCatalogTable = "TABLEBRIDGE_CATALOG_TABLE"
 	// EnvKeysSecret is the ARN or name of the Secrets Manager secret that
 	// holds the account keys (see parseSecret).
@@ -30,8 +32,9 @@ const (
 	// account devstoreaccount1 instead of reading a secret: for sam local
 	// against DynamoDB Local only.
 	EnvUseEmulatorKey = "TABLEBRIDGE_USE_EMULATOR_KEY"
-	// EnvDynamoDBEndpoint overrides the DynamoDB endpoint (DynamoDB Local);
-	// empty means AWS. It is the variable make test exports too.
+	// EnvDynamoDBEndpoint overrides the DynamoDB endpoint (DynamoDB Local;
+	// dynamostore.Options.Endpoint); empty means AWS. It is the variable
+	// make test exports too.
 	EnvDynamoDBEndpoint = "TABLEBRIDGE_DYNAMODB_ENDPOINT"
 	// EnvSharedTable names the DynamoDB table that holds every Azure table
 	// Create Table creates (template.yaml's EntityTable); TablePrefix +
@@ -77,38 +80,40 @@ const (
 
 // Config is a function's configuration, read once at init.
 type Config struct {
-	AccountName      string
-	TablePrefix      string
-	CatalogTable     string
-	SharedTable      string
-	KeysSecret       string
-	UseEmulatorKey   bool
-	DynamoDBEndpoint string
-	BasePath         string
+	AccountName    string
+	KeysSecret     string
+	UseEmulatorKey bool
+	BasePath       string
 	// StackName is EnvStackName.
 	StackName string
-	// PurgeGrace is EnvPurgeGrace; zero for the store's default.
-	PurgeGrace time.Duration
-	// PurgeRate is EnvPurgeRate; zero for the store's default.
-	PurgeRate int
 	LogLevel  slog.Level
 	// OAuth configures bearer tokens; nil when EnvOAuthIssuers is empty.
 	// Its Roles are completed at init from the keys secret.
 	OAuth *oauth.Config
+	// Store is the DynamoDB store's configuration: EnvDynamoDBEndpoint,
+	// EnvTablePrefix, EnvCatalogTable, EnvSharedTable, EnvPurgeGrace and
+	// EnvPurgeRate, unset ones left to the store's defaults.
+	Store dynamostore.Options
 }
 
 // LoadConfig reads the configuration through getenv (os.Getenv in a
 // function) and reports every problem at once.
 func LoadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
-		AccountName:      strings.TrimSpace(getenv(EnvAccountName)),
-		TablePrefix:      strings.TrimSpace(getenv(EnvTablePrefix)),
-		CatalogTable:     strings.TrimSpace(getenv(EnvCatalogTable)),
-		SharedTable:      strings.TrimSpace(getenv(EnvSharedTable)),
-		KeysSecret:       strings.TrimSpace(getenv(EnvKeysSecret)),
-		DynamoDBEndpoint: strings.TrimSpace(getenv(EnvDynamoDBEndpoint)),
-		BasePath:         strings.Trim(strings.TrimSpace(getenv(EnvBasePath)), "/"),
-		StackName:        strings.TrimSpace(getenv(EnvStackName)),
+		AccountName: strings.TrimSpace(getenv(EnvAccountName)),
+		KeysSecret:  strings.TrimSpace(getenv(EnvKeysSecret)),
+		BasePath:    strings.Trim(strings.TrimSpace(getenv(EnvBasePath)), "/"),
+		StackName:   strings.TrimSpace(getenv(EnvStackName)),
+		Store: dynamostore.Options{
+			Endpoint:     strings.TrimSpace(getenv(EnvDynamoDBEndpoint)),
+			TablePrefix:  strings.TrimSpace(getenv(EnvTablePrefix)),
+			CatalogTable: strings.TrimSpace(getenv(EnvCatalogTable)),
+			SharedTable:  strings.TrimSpace(getenv(EnvSharedTable)),
+			// Each execution environment caches look-ups of its own:
+			// confirm them, so a table deleted elsewhere is missing at
+			// once.
+			ConfirmTable: true,
+		},
 	}
 	var errs []error
 	if v := strings.TrimSpace(getenv(EnvUseEmulatorKey)); v != "" {
@@ -123,20 +128,17 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("%s=%q: want a positive duration such as 1m or 24h", EnvPurgeGrace, v))
 		}
-		c.PurgeGrace = d
+		c.Store.PurgeGrace = d
 	}
 	if v := strings.TrimSpace(getenv(EnvPurgeRate)); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
 			errs = append(errs, fmt.Errorf("%s=%q: want a positive number of items a second", EnvPurgeRate, v))
 		}
-		c.PurgeRate = n
+		c.Store.PurgeRate = n
 	}
-	if c.TablePrefix == "" {
+	if c.Store.TablePrefix == "" {
 		errs = append(errs, fmt.Errorf("%s is not set", EnvTablePrefix))
-	}
-	if c.CatalogTable == "" {
-		c.CatalogTable = c.TablePrefix + "catalog"
 	}
 	switch {
 	case c.UseEmulatorKey:

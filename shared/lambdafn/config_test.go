@@ -11,6 +11,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -20,6 +21,15 @@ func TestLoadConfig(t *testing.T) {
 		lambdafn.EnvAccountName: "myaccount",
 		lambdafn.EnvTablePrefix: "tb-",
 		lambdafn.EnvKeysSecret:  "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tablebridge/x/account-keys-AbCdEf",
+	}
+	// store is the store's configuration of the functions on the table
+	// prefix tb-, changed by edit.
+	store := func(edit func(*dynamostore.Options)) dynamostore.Options {
+		o := dynamostore.Options{TablePrefix: "tb-", ConfirmTable: true}
+		if edit != nil {
+			edit(&o)
+		}
+		return o
 	}
 	with := func(extra map[string]string) map[string]string {
 		m := map[string]string{}
@@ -37,17 +47,19 @@ func TestLoadConfig(t *testing.T) {
 		want    lambdafn.Config
 		wantErr []string
 	}{
-		{"deployed", deployed, lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
+		{"deployed", deployed, lambdafn.Config{AccountName: "myaccount", Store: store(nil),
 			KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelInfo}, nil},
-		{"explicit catalog, endpoint and level", with(map[string]string{lambdafn.EnvCatalogTable: "cat",
+		{"explicit tables, endpoint and level", with(map[string]string{lambdafn.EnvCatalogTable: "cat", lambdafn.EnvSharedTable: "all",
 			lambdafn.EnvDynamoDBEndpoint: "http://127.0.0.1:8000", lambdafn.EnvLogLevel: "debug"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "cat", KeysSecret: deployed[lambdafn.EnvKeysSecret],
-				DynamoDBEndpoint: "http://127.0.0.1:8000", LogLevel: slog.LevelDebug}, nil},
+			lambdafn.Config{AccountName: "myaccount", KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelDebug,
+				Store: store(func(o *dynamostore.Options) {
+					o.CatalogTable, o.SharedTable, o.Endpoint = "cat", "all", "http://127.0.0.1:8000"
+				})}, nil},
 		{"Lambda's own log level", with(map[string]string{"AWS_LAMBDA_LOG_LEVEL": "WARN"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
+			lambdafn.Config{AccountName: "myaccount", Store: store(nil),
 				KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelWarn}, nil},
 		{"sam local with the emulator key", map[string]string{lambdafn.EnvTablePrefix: "tb-", lambdafn.EnvUseEmulatorKey: "true"},
-			lambdafn.Config{AccountName: auth.DevStoreAccountName, TablePrefix: "tb-", CatalogTable: "tb-catalog",
+			lambdafn.Config{AccountName: auth.DevStoreAccountName, Store: store(nil),
 				UseEmulatorKey: true, LogLevel: slog.LevelInfo}, nil},
 		{"nothing set", map[string]string{}, lambdafn.Config{},
 			[]string{lambdafn.EnvTablePrefix, lambdafn.EnvKeysSecret, lambdafn.EnvAccountName}},
@@ -62,19 +74,19 @@ func TestLoadConfig(t *testing.T) {
 		{"bad log level", with(map[string]string{lambdafn.EnvLogLevel: "chatty"}), lambdafn.Config{},
 			[]string{"want debug, info, warn or error"}},
 		{"purge grace", with(map[string]string{lambdafn.EnvPurgeGrace: "24h"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
-				KeysSecret: deployed[lambdafn.EnvKeysSecret], PurgeGrace: 24 * time.Hour, LogLevel: slog.LevelInfo}, nil},
+			lambdafn.Config{AccountName: "myaccount", Store: store(func(o *dynamostore.Options) { o.PurgeGrace = 24 * time.Hour }),
+				KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelInfo}, nil},
 		{"bad purge grace", with(map[string]string{lambdafn.EnvPurgeGrace: "-1m"}), lambdafn.Config{},
 			[]string{lambdafn.EnvPurgeGrace, "want a positive duration"}},
 		{"purge grace without a unit", with(map[string]string{lambdafn.EnvPurgeGrace: "60"}), lambdafn.Config{},
 			[]string{"want a positive duration"}},
 		{"purge rate", with(map[string]string{lambdafn.EnvPurgeRate: "12000"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
-				KeysSecret: deployed[lambdafn.EnvKeysSecret], PurgeRate: 12000, LogLevel: slog.LevelInfo}, nil},
+			lambdafn.Config{AccountName: "myaccount", Store: store(func(o *dynamostore.Options) { o.PurgeRate = 12000 }),
+				KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelInfo}, nil},
 		{"bad purge rate", with(map[string]string{lambdafn.EnvPurgeRate: "0"}), lambdafn.Config{},
 			[]string{lambdafn.EnvPurgeRate, "want a positive number"}},
 		{"stack name", with(map[string]string{lambdafn.EnvStackName: "tb-prod"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog", KeysSecret: deployed[lambdafn.EnvKeysSecret],
+			lambdafn.Config{AccountName: "myaccount", Store: store(nil), KeysSecret: deployed[lambdafn.EnvKeysSecret],
 				StackName: "tb-prod", LogLevel: slog.LevelInfo}, nil},
 	}
 	for _, tc := range tests {

@@ -60,7 +60,7 @@ func setupPurge(getenv func(string) string) (func(context.Context) (dynamostore.
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), initTimeout)
 	defer cancel()
-	awsCfg, err := dynamostore.LoadAWSConfig(ctx, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint})
+	awsCfg, err := dynamostore.LoadAWSConfig(ctx, cfg.Store)
 	if err != nil {
 		return nil, err
 	}

@@ -101,9 +101,9 @@ func tableInfo(it item) (store.TableInfo, error) {
 // or restored or restarted empty), and with it the list of tables. The error
 // names the table and what to do, wraps store.ErrUnavailable (503: nothing
 // was done), and the store keeps no state about it, so requests succeed
-// again as soon as the table is back, without a restart. With
-// Options.RecreateCatalog the store re-creates it empty at once, as New does
-// at first start.
+// again as soon as the table is back, without a restart. On a local
+// endpoint (Options.Endpoint) the store re-creates it empty at once, as New
+// does at first start.
 func (s *Store) catalogErr(ctx context.Context, op string, err error) error {
 	if !isTableMissing(err) {
 		return mapErr(op, err)
@@ -114,9 +114,8 @@ func (s *Store) catalogErr(ctx context.Context, op string, err error) error {
 // sharedTableErr is what an entity operation on the shared table answers
 // when DynamoDB says the shared table itself is missing: a broken
 // deployment, as for the catalog (catalogErr), not a missing Azure table.
-// A DynamoDB Local restarted in memory loses both, and with
-// Options.RecreateCatalog both come back empty, whichever a request meets
-// first.
+// A DynamoDB Local restarted in memory loses both, and on a local endpoint
+// both come back empty, whichever a request meets first.
 func (s *Store) sharedTableErr(ctx context.Context, loc location, err error) error {
 	if !loc.shared() || loc.table != s.opts.SharedTable || !errors.Is(err, store.ErrTableNotFound) {
 		return err
@@ -126,10 +125,10 @@ func (s *Store) sharedTableErr(ctx context.Context, loc location, err error) err
 
 // lostTable is the answer to a request that found one of the deployment's
 // own DynamoDB tables (the catalog, the shared table) missing: 503 with
-// what to do; with Options.RecreateCatalog, both are created again, empty,
-// as New does at first start.
+// what to do; on a local endpoint, both are created again, empty, as New
+// does at first start.
 func (s *Store) lostTable(ctx context.Context, op, name, holds string) error {
-	if !s.opts.RecreateCatalog {
+	if !s.opts.createsTables {
 		return fmt.Errorf("dynamostore: %s: the table %s does not exist: DynamoDB lost it (deleted, or restored or restarted empty), and %s with it. "+
 			"Restore it (point-in-time recovery), or redeploy the stack to create it empty; requests succeed again once it is back: %w",
 			op, name, holds, store.ErrUnavailable)

@@ -74,9 +74,8 @@
 //
 // # The catalog
 //
-// A catalog table (Options.CatalogTable, created by New when missing,
-// unless Options.RequireCatalog: Settings sets that for every endpoint but
-// a local one) holds, per account, each table's name in the case it was
+// A catalog table (Options.CatalogTable, created by New when missing on a
+// local endpoint only, see Options.Endpoint) holds, per account, each table's name in the case it was
 // created with (names are case-insensitive but keep their case), where it
 // lives, its state and its stored access policies, and the account's
 // service properties document. Placements are named TablePrefix + account

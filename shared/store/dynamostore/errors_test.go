@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
@@ -112,7 +113,8 @@ func (c *catalogStatusAPI) DescribeTable(context.Context, *dynamodb.DescribeTabl
 // TestNewUsesUpdatingCatalog: a table being UPDATING (a billing mode,
 // throughput or stream change, which can last an hour) stays available for
 // data operations, so New must take it as it is, not wait for ACTIVE; a
-// CREATING one is not writable yet and is waited for.
+// CREATING one is not writable yet and is waited for. (The same goes for
+// the shared table.)
 func TestNewUsesUpdatingCatalog(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -126,14 +128,64 @@ func TestNewUsesUpdatingCatalog(t *testing.T) {
 	for _, c := range cases {
 		t.Run(string(c.status), func(t *testing.T) {
 			api := &catalogStatusAPI{status: c.status}
-			_, err := New(t.Context(), api, Options{TableWaitTimeout: 300 * time.Millisecond})
+			// A local endpoint: New creates (and so describes) the catalog.
+			_, err := New(t.Context(), api, Options{Endpoint: "http://127.0.0.1:1", TableWaitTimeout: 300 * time.Millisecond})
 			switch {
-			case c.wantReady && (err != nil || api.describes != 1):
-				t.Errorf("New = %v after %d DescribeTable calls; want nil after 1", err, api.describes)
+			case c.wantReady && (err != nil || api.describes != 2):
+				t.Errorf("New = %v after %d DescribeTable calls; want nil after 2 (the catalog, the shared table)", err, api.describes)
 			case !c.wantReady && !errors.Is(err, store.ErrUnavailable):
 				t.Errorf("New = %v; want ErrUnavailable once the wait for ACTIVE ends", err)
 			}
 		})
+	}
+}
+
+// TestLocalEndpoint: the store creates its catalog and shared table only
+// on an explicit endpoint on this machine (DynamoDB Local).
+func TestLocalEndpoint(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		endpoint string
+		want     bool
+	}{
+		{"", false},
+		{"http://127.0.0.1:8000", true},
+		{"http://localhost:8000", true},
+		{"http://[::1]:8000", true},
+		{"http://127.8.9.10:8000", true},
+		{"https://dynamodb.eu-west-1.amazonaws.com", false},
+		{"https://vpce-1a2b3c4d-5e6f.dynamodb.us-east-1.vpce.amazonaws.com", false},
+		{"http://10.0.0.5:8000", false},
+		{"http://host.docker.internal:8000", false},
+		{"http://localhost.example.com:8000", false},
+		{"::not a url", false},
+	} {
+		if got := (Options{Endpoint: c.endpoint}).withDefaults().createsTables; got != c.want {
+			t.Errorf("Options{Endpoint: %q} creates tables: %t, want %t", c.endpoint, got, c.want)
+		}
+	}
+}
+
+// TestRequireCatalog: on any endpoint but a local one (AWS's), New refuses
+// a missing catalog instead of creating it empty, and creates nothing.
+func TestRequireCatalog(t *testing.T) {
+	t.Parallel()
+	ctx := dynamolocal.Context(t, testTimeout)
+	client := dynamolocal.Client(t)
+	prefix := dynamolocal.UniqueName("tbreq") + "."
+	_, err := New(ctx, client, Options{TablePrefix: prefix})
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("New without a catalog = %v; want ErrUnavailable", err)
+	}
+	if _, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(prefix + "catalog")}); !isTableMissing(err) {
+		t.Fatalf("the catalog was created: %v", err)
+	}
+	// Once it exists (the stack made it), New opens it.
+	if _, err := New(ctx, client, Options{TablePrefix: prefix, Endpoint: dynamolocal.Endpoint(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(ctx, client, Options{TablePrefix: prefix}); err != nil {
+		t.Fatalf("New with the catalog there: %v", err)
 	}
 }
 

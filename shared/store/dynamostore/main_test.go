@@ -40,15 +40,26 @@ func newTestStoreWith(t testing.TB, opts Options, optFns ...func(*dynamodb.Optio
 	t.Helper()
 	client := dynamolocal.Client(t, optFns...)
 	opts.TablePrefix = dynamolocal.UniqueName("tb") + "."
+	// A local endpoint: New creates the catalog and the shared table.
+	opts.Endpoint = dynamolocal.Endpoint(t)
 	s, err := New(dynamolocal.Context(t, testTimeout), client, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	// What template.yaml declares on AWS.
-	if err := s.ensureTable(dynamolocal.Context(t, testTimeout), s.sharedTableInput()); err != nil {
-		t.Fatalf("create the shared table: %v", err)
-	}
 	return s
+}
+
+// onAWS returns a store on s's tables that takes them as the stack's, as
+// on AWS (Options.Endpoint ""): it neither creates nor re-creates them.
+func onAWS(t testing.TB, s *Store, optFns ...func(*dynamodb.Options)) *Store {
+	t.Helper()
+	opts := s.opts
+	opts.Endpoint = ""
+	aws, err := New(dynamolocal.Context(t, testTimeout), dynamolocal.Client(t, optFns...), opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return aws
 }
 
 // testEnv is a store with one account and table, and helpers to drive it.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,8 +39,27 @@ type API interface {
 
 var _ API = (*dynamodb.Client)(nil)
 
-// Options configure a Store. The zero value of each field picks its default.
+// Options are everything a Store needs: where DynamoDB is, the
+// deployment's tables, and how the store paces and bounds its work. The
+// functions (lambdafn.Config.Store) and the CLI (its store flags) fill
+// them in one step; the zero value of each field picks its default, and
+// withDefaults sets the defaults and what derives from the fields, once.
 type Options struct {
+	// Endpoint is DynamoDB's endpoint: "" for AWS's, or a URL such as
+	// http://127.0.0.1:8000 for DynamoDB Local. Open and NewClient build
+	// the client for it; New takes the client it is given, and reads
+	// Endpoint only for this: on a local endpoint (a loopback address or
+	// localhost: DynamoDB Local) the store creates the catalog and the
+	// shared table when they are missing, at New and whenever a request
+	// finds them gone (a DynamoDB Local restarted in memory). Anywhere
+	// else they are the stack's resources, with point-in-time recovery:
+	// New fails without the catalog and requests answer 503 until it is
+	// restored, since a catalog created empty would silently lose the
+	// list of tables.
+	Endpoint string
+	// Region overrides the region of the AWS config chain (which, when it
+	// names none, off AWS, is us-east-1).
+	Region string
 	// TablePrefix starts the names of the deployment's DynamoDB tables,
 	// so several deployments can share a region. It may hold letters,
 	// digits, '_', '-' and '.'.
@@ -52,7 +73,7 @@ type Options struct {
 	// says (placements, see location.go).
 	SharedTable string
 	// RequestTimeout bounds each DynamoDB request (retries included) when
-	// the caller's context allows longer. Default 10 s.
+	// the caller's context allows longer. Default DefaultRequestTimeout.
 	RequestTimeout time.Duration
 	// TableWaitTimeout bounds how long the store waits for a DynamoDB
 	// table to become ACTIVE: the catalog or the shared table it creates
@@ -84,7 +105,7 @@ type Options struct {
 	// writes before it copies the table: longer than any process keeps a
 	// look-up from before the freeze (CatalogCacheTTL) plus the longest a
 	// write already sent may take to land (the functions' 29 s). Default
-	// 35 s.
+	// DefaultMoveSettle.
 	MoveSettle time.Duration
 	// PurgeRate bounds how many items a second one purger deletes, of all
 	// the tables it works on. Default 4,000: with the order index's copy,
@@ -104,20 +125,20 @@ type Options struct {
 	PurgeEvery time.Duration
 	// Logger receives the background purge's reports. Default: none.
 	Logger *slog.Logger
-	// RecreateCatalog re-creates the catalog table, empty, when a request
-	// finds it missing, as New does at first start: for the local server,
-	// whose DynamoDB Local may be restarted in memory. Off on Lambda, where
-	// the catalog is a stack resource with point-in-time recovery and
-	// re-creating it empty would hide its loss (see catalogErr).
-	RecreateCatalog bool
-	// RequireCatalog makes New fail when the catalog table is missing
-	// instead of creating it: a deployment on AWS, whose catalog is a
-	// stack resource, must not start over with an empty list of tables.
-	// Settings.Options sets it for every endpoint but a local one.
-	RequireCatalog bool
+
+	// createsTables is derived from Endpoint (withDefaults): the store
+	// creates the catalog and the shared table when they are missing.
+	createsTables bool
 }
 
+// Defaults the CLI shows in its flags' help.
+const (
+	DefaultRequestTimeout = 10 * time.Second
+	DefaultMoveSettle     = 35 * time.Second
+)
+
 func (o Options) withDefaults() Options {
+	o.createsTables = isLocalEndpoint(o.Endpoint)
 	if o.CatalogTable == "" {
 		o.CatalogTable = o.TablePrefix + "catalog"
 	}
@@ -125,7 +146,7 @@ func (o Options) withDefaults() Options {
 		o.SharedTable = o.TablePrefix + "entities"
 	}
 	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = 10 * time.Second
+		o.RequestTimeout = DefaultRequestTimeout
 	}
 	if o.TableWaitTimeout <= 0 {
 		o.TableWaitTimeout = 25 * time.Second
@@ -143,7 +164,7 @@ func (o Options) withDefaults() Options {
 		o.PurgeGrace = time.Minute
 	}
 	if o.MoveSettle <= 0 {
-		o.MoveSettle = 35 * time.Second
+		o.MoveSettle = DefaultMoveSettle
 	}
 	if o.PurgeRate <= 0 {
 		o.PurgeRate = 4000
@@ -181,8 +202,10 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// New returns a store on client and creates the catalog table when it is
-// missing, waiting until it is ACTIVE.
+// New returns a store on client, which must reach opts.Endpoint. On a local
+// endpoint it creates the catalog and the shared table when they are
+// missing, waiting until they are ACTIVE; elsewhere it checks that the
+// catalog exists.
 func New(ctx context.Context, client API, opts Options) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("dynamostore: nil client")
@@ -198,7 +221,7 @@ func New(ctx context.Context, client API, opts Options) (*Store, error) {
 	}
 	s := &Store{db: tuneClient(client), opts: opts, leaseFor: purgeLease}
 	s.copyTurn.Store(rand.Uint32())
-	if opts.RequireCatalog {
+	if !opts.createsTables {
 		if err := s.requireCatalog(ctx); err != nil {
 			return nil, err
 		}
@@ -250,16 +273,12 @@ func (s *Store) ensureCatalog(ctx context.Context) error {
 	})
 }
 
-// ensureDeploymentTables creates the catalog, and with RecreateCatalog the
-// shared table, unless they exist. The local server makes the shared table
-// as it makes the catalog; on AWS template.yaml declares both, and New
-// makes neither (RequireCatalog).
+// ensureDeploymentTables creates the catalog and the shared table unless
+// they exist, on a local endpoint (Options.Endpoint); on AWS template.yaml
+// declares both, and the store makes neither.
 func (s *Store) ensureDeploymentTables(ctx context.Context) error {
 	if err := s.ensureCatalog(ctx); err != nil {
 		return err
-	}
-	if !s.opts.RecreateCatalog {
-		return nil
 	}
 	return s.ensureTable(ctx, s.sharedTableInput())
 }
@@ -346,4 +365,22 @@ func (s *Store) waitActive(ctx context.Context, name string) error {
 		return mapErr("wait for table "+name, err)
 	}
 	return nil
+}
+
+// isLocalEndpoint reports whether endpoint is explicit and on this machine
+// (a loopback address or localhost): DynamoDB Local, not AWS.
+func isLocalEndpoint(endpoint string) bool {
+	if endpoint == "" {
+		return false
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
