@@ -92,9 +92,7 @@ func baseEnv(t testing.TB, endpoint, smURL, prefix string) []string {
 		lambdafn.EnvKeysSecret + "=" + keysSecretID,
 		lambdafn.EnvDynamoDBEndpoint + "=" + endpoint,
 		lambdafn.EnvBasePath + "=" + httpAPIBasePath,
-		// DynamoDB Local has no point-in-time recovery; deletion protection
-		// it has, so Delete Table lifts it in every scenario.
-		lambdafn.EnvPITR + "=best-effort", lambdafn.EnvDeletionProtection + "=true", lambdafn.EnvStackName + "=tablebridge-test",
+		lambdafn.EnvStackName + "=tablebridge-test",
 		lambdafn.EnvLogLevel + "=info",
 	}
 }
@@ -132,7 +130,7 @@ func newStackTables(t testing.TB, name string) (string, *dynamostore.Store) {
 	t.Helper()
 	prefix := dynamolocal.UniqueName(name) + "-"
 	st, err := dynamostore.New(dynamolocal.Context(t, time.Minute), dynamolocal.Client(t),
-		dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true})
+		dynamostore.Options{TablePrefix: prefix, Endpoint: dynamolocal.Endpoint(t)})
 	if err != nil {
 		t.Fatalf("create the catalog and the shared table: %v", err)
 	}
@@ -420,10 +418,9 @@ func TestBootstrapInitErrors(t *testing.T) {
 		{"unknown secret", "querytables", queryTables, func(env []string) []string {
 			return append(without(env, lambdafn.EnvKeysSecret), lambdafn.EnvKeysSecret+"=tablebridge/elsewhere")
 		}, "ResourceNotFoundException"},
-		// Only the shared layout purges (lambdafn.setupPurge), so the
-		// purge function refuses to start without the shared table.
-		{"purge without the shared table", deploy.PurgeFunctionName, scheduledNotification,
-			func(env []string) []string { return without(env, lambdafn.EnvSharedTable) }, lambdafn.EnvSharedTable + " is not set"},
+		// The purge function reports its own configuration's faults.
+		{"purge with no rate", deploy.PurgeFunctionName, scheduledNotification,
+			func(env []string) []string { return append(env, lambdafn.EnvPurgeRate+"=0") }, lambdafn.EnvPurgeRate},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
+	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/edm"
@@ -232,8 +235,9 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 	for _, f := range deploy.Functions() {
 		pol := newIAMPolicy(f, catalog, prefix+"entities", prefix+auth.DevStoreAccountName+".")
 		client := dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure, lambdafn.MeterCapacity)
-		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", ConfirmTable: true, RequireCatalog: true, Protection: dynamostore.Protection{
-			PointInTimeRecovery: dynamostore.PITRBestEffort, DeletionProtection: true, Tags: map[string]string{dynamostore.TagStack: "iam"}}})
+		// No endpoint: the catalog and the shared table are the stack's,
+		// as on AWS (the client is DynamoDB Local's all the same).
+		st, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: prefix, ConfirmTable: true})
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
@@ -268,7 +272,7 @@ func TestLeastPrivilege(t *testing.T) {
 	admin := dynamolocal.Client(t)
 	// The catalog and the shared table exist before the functions start, as
 	// the template creates them.
-	if _, err := dynamostore.New(ctx, admin, dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}); err != nil {
+	if _, err := dynamostore.New(ctx, admin, dynamostore.Options{TablePrefix: prefix, Endpoint: endpoint}); err != nil {
 		t.Fatal(err)
 	}
 	checkCatalogSchema(t, admin, prefix+"catalog")
@@ -294,6 +298,12 @@ func TestLeastPrivilege(t *testing.T) {
 	// The catch-all function behind a Function URL, confined the same way.
 	gu := newGateway(t, gatewayevent.Options{Profile: deploy.ProfileFunctionURL}, ip.invoke)
 	t.Run("scenario Function URL", func(t *testing.T) { runScenario(t, gu, "iamurlscenario") })
+	// Tables of earlier releases, in DynamoDB tables of their own.
+	for _, orderIndex := range []bool{true, false} {
+		t.Run(fmt.Sprintf("placement with order index %v", orderIndex), func(t *testing.T) {
+			runPlacementScenario(t, g, admin, prefix, fmt.Sprintf("iamplacement%v", orderIndex), orderIndex)
+		})
+	}
 
 	for _, f := range deploy.Functions() {
 		pol := ip.policies[f.Name]
@@ -333,8 +343,60 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 }
 
+// runPlacementScenario serves a table as an earlier release created it
+// (dynamolocal.CreatePerTable), through g: inserts, reads, queries of a
+// partition and across partitions (the order index's, or a Scan), a merge,
+// a delete, and Delete Table, which hands the DynamoDB table to the purge.
+func runPlacementScenario(t *testing.T, g *gateway, admin *dynamodb.Client, prefix, table string, orderIndex bool) {
+	ctx := dynamolocal.Context(t, time.Minute)
+	if _, err := dynamolocal.CreatePerTable(ctx, admin, dynamolocal.PerTable{Prefix: prefix, Account: auth.DevStoreAccountName,
+		Table: table, OrderIndex: orderIndex}); err != nil {
+		t.Fatal(err)
+	}
+	dev := auth.DevStoreAccount()
+	svc := testserver.NewServiceClient(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
+		dev.Name, auth.DevStoreAccountKey, g.accountURL(dev.Name)))
+	client := svc.NewClient(table)
+	for i := range 6 {
+		e := map[string]any{"PartitionKey": fmt.Sprintf("p%d", i%3), "RowKey": fmt.Sprintf("r%d", i), "N": i}
+		if _, err := client.AddEntity(ctx, mustJSON(t, e), nil); err != nil {
+			t.Fatalf("insert %d: %v", i, err)
+		}
+	}
+	if _, err := client.GetEntity(ctx, "p1", "r1", nil); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	for _, filter := range []string{"PartitionKey eq 'p2'", "N ge 0"} {
+		pager := client.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: to.Ptr(filter)})
+		n := 0
+		for pager.More() {
+			page, err := pager.NextPage(ctx)
+			if err != nil {
+				t.Fatalf("query %q: %v", filter, err)
+			}
+			n += len(page.Entities)
+		}
+		if want := map[bool]int{true: 2, false: 6}[strings.HasPrefix(filter, "PartitionKey")]; n != want {
+			t.Errorf("query %q: %d entities, want %d", filter, n, want)
+		}
+	}
+	merge := mustJSON(t, map[string]any{"PartitionKey": "p0", "RowKey": "r0", "M": true})
+	if _, err := client.UpdateEntity(ctx, merge, &aztables.UpdateEntityOptions{UpdateMode: aztables.UpdateModeMerge}); err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	if _, err := client.DeleteEntity(ctx, "p0", "r3", nil); err != nil {
+		t.Fatalf("delete entity: %v", err)
+	}
+	if _, err := svc.DeleteTable(ctx, table, nil); err != nil {
+		t.Fatalf("delete table: %v", err)
+	}
+	if _, err := client.GetEntity(ctx, "p1", "r1", nil); azCode(err) != "TableNotFound" {
+		t.Fatalf("get after Delete Table: %v; want TableNotFound", err)
+	}
+}
+
 // TestLeastPrivilegePurge runs the purge as the purge function does on
-// AWS (RequireCatalog: the catalog is a stack resource) over a client
+// AWS (no endpoint: the catalog is a stack resource) over a client
 // confined to deploy.PurgeActions: it purges a deleted table's entities
 // from the shared table, leaves a live table's, and needs nothing more.
 func TestLeastPrivilegePurge(t *testing.T) {
@@ -344,7 +406,7 @@ func TestLeastPrivilegePurge(t *testing.T) {
 	const account = auth.DevStoreAccountName
 	// The stack's tables, and the tables a request function created and
 	// deleted, by a store with every right.
-	admin, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true})
+	admin, err := dynamostore.New(ctx, dynamolocal.Client(t), dynamostore.Options{TablePrefix: prefix, Endpoint: endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,22 +426,31 @@ func TestLeastPrivilegePurge(t *testing.T) {
 	if err := admin.DeleteTable(ctx, account, "doomed"); err != nil {
 		t.Fatal(err)
 	}
+	// A table an earlier release created in a DynamoDB table of its own,
+	// deleted: the purge deletes the DynamoDB table.
+	placement, err := dynamolocal.CreatePerTable(ctx, dynamolocal.Client(t), dynamolocal.PerTable{Prefix: prefix, Account: account, Table: "earlier", OrderIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.DeleteTable(ctx, account, "earlier"); err != nil {
+		t.Fatal(err)
+	}
 
 	pol := newPurgePolicy(prefix+"catalog", prefix+"entities", prefix+account+".")
 	st, err := dynamostore.New(ctx, dynamolocal.NewClient(endpoint, pol.options, dynamostore.Configure),
-		dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RequireCatalog: true, PurgeGrace: time.Millisecond})
+		dynamostore.Options{TablePrefix: prefix, PurgeGrace: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep, err := st.Purge(ctx)
-	if err != nil || rep.Tables != 1 || rep.Items != 30 || rep.Pending != 0 {
-		t.Errorf("Purge = %+v, %v; want the deleted table and its 30 items", rep, err)
+	if err != nil || rep.Tables != 2 || rep.Items != 30 || rep.Pending != 0 {
+		t.Errorf("Purge = %+v, %v; want the deleted table and its 30 items, and the deleted placement", rep, err)
 	}
 	pol.mu.Lock()
 	if len(pol.denied) > 0 {
 		t.Errorf("the purge needed more than deploy.PurgeActions grants: %v", pol.denied)
 	}
-	for _, a := range []string{"catalog dynamodb:Query", "tables dynamodb:Query", "tables dynamodb:BatchWriteItem"} {
+	for _, a := range []string{"catalog dynamodb:Query", "tables dynamodb:Query", "tables dynamodb:BatchWriteItem", "tables dynamodb:DeleteTable"} {
 		if !pol.used[a] {
 			t.Errorf("the purge did not use %s; used %v", a, pol.used)
 		}
@@ -394,6 +465,9 @@ func TestLeastPrivilegePurge(t *testing.T) {
 	}
 	if _, err := admin.GetEntity(ctx, account, "kept", "p", "r00"); err != nil {
 		t.Errorf("the live table's entity: %v", err)
+	}
+	if _, err := dynamolocal.Client(t).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(placement)}); err == nil {
+		t.Errorf("the deleted placement's DynamoDB table %s is still there", placement)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/operation"
-	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 // node helpers over yaml.v3 nodes: CloudFormation's short tags (!Ref,
@@ -479,12 +478,6 @@ func TestTemplateResources(t *testing.T) {
 			env[k] = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tablebridge/x-AbCdEf"
 		case "!Ref AWS::StackName":
 			env[k] = "tablebridge"
-		case "!Ref TableClass":
-			env[k] = "STANDARD_INFREQUENT_ACCESS"
-		case "!Ref DeletionProtection":
-			env[k] = "true"
-		case "!Ref TablesCmkArn":
-			env[k] = ""
 		case "!Ref OAuthIssuers", "!Ref OAuthAudiences", "!Ref OAuthRoles":
 			env[k] = "" // bearer tokens off, the parameters' default
 		default:
@@ -501,12 +494,8 @@ func TestTemplateResources(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the template's environment does not configure a function: %v", err)
 	}
-	if cfg.CatalogTable != "tablebridge-catalog" || cfg.AccountName != "myaccount" {
+	if cfg.Store.CatalogTable != "tablebridge-catalog" || cfg.Store.SharedTable != "tablebridge-entities" || cfg.AccountName != "myaccount" || cfg.StackName != "tablebridge" {
 		t.Errorf("config %+v", cfg)
-	}
-	// Every table the functions create is protected.
-	if p := cfg.Protection; p.PointInTimeRecovery != dynamostore.PITRRequired || p.Tags[dynamostore.TagStack] != "tablebridge" || !p.DeletionProtection {
-		t.Errorf("protection %+v: want point-in-time recovery required, the stack tag and deletion protection", p)
 	}
 }
 

@@ -71,7 +71,7 @@ func TestCLIHelp(t *testing.T) {
 	}
 	// A command of subcommands (dynamodb) lists them; each of them, and
 	// every other command, lists its flags.
-	groups := map[string][]string{"dynamodb": {"add-index", "move-to-shared", "restore-table"}}
+	groups := map[string][]string{"dynamodb": {"move-to-shared", "restore-table"}}
 	for _, name := range subcommandNames() {
 		for _, args := range [][]string{{name, "-h"}, {name, "--help"}, {"help", name}} {
 			r := runCLI(t, dir, args...)

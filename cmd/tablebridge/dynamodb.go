@@ -13,26 +13,23 @@ import (
 )
 
 func init() {
-	register("dynamodb", "DynamoDB store administration: add-index gives tables created without it the order index; move-to-shared moves per-table tables into the shared table; restore-table copies one table back from a point-in-time restore", bulkCommand(dynamodbCmd))
+	register("dynamodb", "DynamoDB store administration: move-to-shared moves the tables of earlier releases into the shared table; restore-table copies one table back from a point-in-time restore", bulkCommand(dynamodbCmd))
 }
 
 func dynamodbCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch {
-	case len(args) > 0 && args[0] == "add-index":
-		return addIndexCmd(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "move-to-shared":
 		return moveToSharedCmd(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "restore-table":
 		return restoreTableCmd(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
-		fmt.Fprintln(stdout, "usage: tablebridge dynamodb add-index|move-to-shared|restore-table [flags]\n\n"+
-			"add-index       give tables created without it the order index\n"+
-			"move-to-shared  move per-table tables into the shared table\n"+
+		fmt.Fprintln(stdout, "usage: tablebridge dynamodb move-to-shared|restore-table [flags]\n\n"+
+			"move-to-shared  move the tables of earlier releases (a DynamoDB table each) into the shared table\n"+
 			"restore-table   copy one table back from a point-in-time restore of the shared table\n\n"+
 			"tablebridge dynamodb <subcommand> -h shows its flags.")
 		return &exitError{0, errShown}
 	}
-	return usageError("dynamodb: want the add-index, move-to-shared or restore-table subcommand (see tablebridge dynamodb add-index -h, move-to-shared -h, restore-table -h)")
+	return usageError("dynamodb: want the move-to-shared or restore-table subcommand (see tablebridge dynamodb move-to-shared -h, restore-table -h)")
 }
 
 // paceFlags set the pace and the progress display of a copy between
@@ -45,67 +42,26 @@ type paceFlags struct {
 
 func (c *paceFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.rate, "rate", dynamostore.DefaultCopyRate, "items a second to copy, and then to verify (each item also writes the order index: twice the write units); never more than one DynamoDB partition's capacity goes to one key")
-	fs.DurationVar(&c.settle, "settle", 35*time.Second, "wait after freezing a table's writes before copying into it: longer than any server keeps a look-up (1 s) plus the longest write in flight (29 s on AWS)")
+	fs.DurationVar(&c.settle, "settle", dynamostore.DefaultMoveSettle, "wait after freezing a table's writes before copying into it: longer than any server keeps a look-up (1 s) plus the longest write in flight (29 s on AWS)")
 	c.progress.register(fs)
 }
 
-// start checks the flags of the command cmd (the store flags dyn must
-// select the shared layout), gives the store -settle, and opens the
-// progress display on stderr.
+// start checks the flags of the command cmd, gives the store -settle, and
+// opens the progress display on stderr.
 func (c *paceFlags) start(cmd string, dyn *dynamoFlags, stderr io.Writer) (dynamostore.CopyOptions, func() error, error) {
-	if dyn.layout != layoutShared {
-		return dynamostore.CopyOptions{}, nil, usageError("%s: -dynamodb-layout must be shared", cmd)
-	}
 	if err := c.progress.validate(); err != nil {
 		return dynamostore.CopyOptions{}, nil, err
 	}
 	if c.rate <= 0 {
 		return dynamostore.CopyOptions{}, nil, usageError("%s: -rate must be positive", cmd)
 	}
-	dyn.moveSettle = c.settle
+	dyn.MoveSettle = c.settle
 	progress := c.progress.open(stderr)
 	return dynamostore.CopyOptions{Rate: c.rate, Progress: progress}, progress.Close, nil
 }
 
-// addIndexCmd converts tables to the ordered layout (see dynamostore's
-// AddOrderIndex): it backfills the index attributes on entities written
-// without them, adds the index and waits until DynamoDB has built it.
-func addIndexCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("dynamodb add-index", "dynamodb add-index [-dynamodb-endpoint URL] [-table-prefix P] [-account A] [-tables t1,t2]\n\n"+
-		"Run it once every server writing to the tables runs a version that writes the index attributes.")
-	var dyn dynamoFlags
-	dyn.register(fs)
-	account := fs.String("account", auth.DevStoreAccountName, "the account whose tables to convert")
-	tables := fs.String("tables", "", "comma-separated tables to convert (default: every table of the account)")
-	wait := fs.Duration("wait", 2*time.Hour, "how long to wait for DynamoDB to build each index")
-	if err := parseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	st, names, err := dyn.openTables(ctx, *account, *tables)
-	if err != nil {
-		return fmt.Errorf("dynamodb add-index: %w", err)
-	}
-	defer st.Close()
-	for _, name := range names {
-		tctx, cancel := context.WithTimeout(ctx, *wait)
-		start := time.Now()
-		rep, err := st.AddOrderIndex(tctx, *account, name)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("dynamodb add-index: table %s: %w", name, err)
-		}
-		state := "index existed"
-		if rep.Created {
-			state = "index added"
-		}
-		fmt.Fprintf(stdout, "%s (%s): %d items read, %d entities backfilled, %s, %v\n",
-			name, rep.Table, rep.Scanned, rep.Backfilled, state, time.Since(start).Round(time.Millisecond))
-	}
-	return nil
-}
-
-// moveToSharedCmd moves an account's tables of the per-table layout into
-// the shared table (dynamostore's MoveToShared), one table at a time,
+// moveToSharedCmd moves an account's placements (tables of earlier releases
+// in DynamoDB tables of their own) into the shared table (dynamostore's MoveToShared), one table at a time,
 // verified; a table already there is left alone, so running it again
 // resumes an interrupted move.
 func moveToSharedCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -152,7 +108,7 @@ func moveToSharedCmd(ctx context.Context, args []string, stdout, stderr io.Write
 // account's tables it works on: those named in the comma-separated list
 // (matched as export matches them), or every table.
 func (d *dynamoFlags) openTables(ctx context.Context, account, list string) (*dynamostore.Store, []string, error) {
-	st, err := d.openDynamo(ctx)
+	st, err := d.open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -57,7 +57,7 @@ func restoreTableCmd(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer closeProgress()
-	st, err := dyn.openDynamo(ctx)
+	st, err := dyn.open(ctx)
 	if err != nil {
 		return fmt.Errorf("dynamodb restore-table: %w", err)
 	}

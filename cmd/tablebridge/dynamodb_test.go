@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
@@ -18,100 +17,15 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
-// TestDynamoDBAddIndexCommand serves a table in the unordered layout, then
-// converts it with `tablebridge dynamodb add-index` and reads it in key
-// order.
-func TestDynamoDBAddIndexCommand(t *testing.T) {
-	t.Parallel()
-	endpoint := dynamolocal.Endpoint(t)
-	prefix := dynamolocal.UniqueName("addidx") + "-"
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
-		accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix, layout: "unordered"}}
-	connStr, done := startServeConfig(t, ctx, cfg)
-	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.CreateTable(ctx, "Events", nil); err != nil {
-		t.Fatal(err)
-	}
-	client := svc.NewClient("Events")
-	for i := range 30 {
-		body := fmt.Sprintf(`{"PartitionKey":"day%02d","RowKey":"e%d"}`, (i*7)%10, i)
-		if _, err := client.AddEntity(ctx, []byte(body), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stop()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
-	raw, err := dynamostore.NewClient(context.Background(), dynamostore.ClientOptions{Endpoint: endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	desc, err := raw.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(prefix + "devstoreaccount1.events")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(desc.Table.GlobalSecondaryIndexes) != 0 {
-		t.Fatalf("-dynamodb-layout unordered created indexes %+v (%v)", desc.Table.GlobalSecondaryIndexes, err)
-	}
-
-	args := []string{"add-index", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix}
-	// The unordered layout writes the index attributes too (old entities
-	// are backfilled: dynamostore's TestAddOrderIndexToOldTable), so the
-	// index can be added without rewriting anything.
-	for _, want := range []string{"30 items read, 0 entities backfilled, index added", "0 entities backfilled, index existed"} {
-		var stdout, stderr bytes.Buffer
-		if err := dynamodbCmd(context.Background(), args, &stdout, &stderr); err != nil {
-			t.Fatalf("add-index: %v\n%s", err, stderr.String())
-		}
-		if !strings.Contains(stdout.String(), "Events ("+prefix+"devstoreaccount1.events): ") || !strings.Contains(stdout.String(), want) {
-			t.Fatalf("add-index printed %q; want %q", stdout.String(), want)
-		}
-	}
-
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: "ordered"}).openDynamo(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := st.QueryEntities(context.Background(), auth.DevStoreAccountName, "Events", store.Query{Top: 1000})
-	if err != nil || len(page.Entities) != 30 {
-		t.Fatalf("query: %d entities, %v", len(page.Entities), err)
-	}
-	for i := 1; i < len(page.Entities); i++ {
-		a, b := page.Entities[i-1], page.Entities[i]
-		if a.PartitionKey > b.PartitionKey || a.PartitionKey == b.PartitionKey && a.RowKey >= b.RowKey {
-			t.Fatalf("entity %d (%s, %s) follows (%s, %s)", i, b.PartitionKey, b.RowKey, a.PartitionKey, a.RowKey)
-		}
-	}
-
-	var stderr bytes.Buffer
-	if err := dynamodbCmd(context.Background(), []string{"drop-index"}, &bytes.Buffer{}, &stderr); err == nil || exitCode(err) != 2 {
-		t.Errorf("an unknown subcommand: %v", err)
-	}
-	// A table named that the account does not have: an error before
-	// anything is converted.
-	if err := dynamodbCmd(context.Background(), append(args, "-tables", "events,Missing"), &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), `table "Missing" is not in`) {
-		t.Errorf("a missing table: %v", err)
-	}
-	if err := dynamodbCmd(context.Background(), []string{"add-index", "-dynamodb-layout", "sorted", "-dynamodb-endpoint", endpoint}, &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), "want shared, ordered or unordered") {
-		t.Errorf("a bad layout: %v", err)
-	}
-}
-
-// TestDynamoDBMoveToSharedCommand: a table the per-table layout wrote is
-// moved into the shared table, verified, and served from there by a shared
-// layout server; running the command again finds nothing to move.
+// TestDynamoDBMoveToSharedCommand: a table an earlier release created in a
+// DynamoDB table of its own (a placement) is moved into the shared table,
+// verified, and served from there; running the command again finds
+// nothing to move.
 func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("move") + "-"
-	serveOrders(t, endpoint, prefix, "ordered")
+	serveOrders(t, endpoint, prefix, true)
 
 	args := []string{"move-to-shared", "-dynamodb-endpoint", endpoint, "-table-prefix", prefix, "-settle", "10ms", "-rate", "500"}
 	for i, want := range []string{"Orders (" + prefix + "devstoreaccount1.orders): 20 items copied and verified", "Orders: in the shared table already"} {
@@ -128,7 +42,7 @@ func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 		}
 	}
 
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layoutShared}).openDynamo(context.Background())
+	st, err := (&dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix}}).open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +52,13 @@ func TestDynamoDBMoveToSharedCommand(t *testing.T) {
 		t.Fatalf("query after the move: %d entities, %v", len(page.Entities), err)
 	}
 	var stderr bytes.Buffer
-	if err := dynamodbCmd(context.Background(), append(args[:len(args):len(args)], "-dynamodb-layout", "ordered"), &bytes.Buffer{}, &stderr); exitCode(err) != 2 {
-		t.Errorf("move-to-shared with a per-table layout: %v", err)
+	if err := dynamodbCmd(context.Background(), []string{"add-index"}, &bytes.Buffer{}, &stderr); exitCode(err) != 2 {
+		t.Errorf("an unknown subcommand: %v", err)
+	}
+	// A table named that the account does not have: an error before
+	// anything is moved.
+	if err := dynamodbCmd(context.Background(), append(args, "-tables", "orders,Missing"), &bytes.Buffer{}, &stderr); err == nil || !strings.Contains(err.Error(), `table "Missing" is not in`) {
+		t.Errorf("a missing table: %v", err)
 	}
 }
 
@@ -153,8 +72,8 @@ func TestDynamoDBRestoreTableCommand(t *testing.T) {
 	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("restore") + "-"
-	serveOrders(t, endpoint, prefix, layoutShared)
-	raw, err := dynamostore.NewClient(context.Background(), dynamostore.ClientOptions{Endpoint: endpoint}) // the credentials the commands use
+	serveOrders(t, endpoint, prefix, false)
+	raw, err := dynamostore.NewClient(context.Background(), dynamostore.Options{Endpoint: endpoint}) // the credentials the commands use
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +109,7 @@ func TestDynamoDBRestoreTableCommand(t *testing.T) {
 		t.Errorf("a merging restore: %q, %v", stdout, err)
 	}
 
-	st, err := (&dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layoutShared}).openDynamo(context.Background())
+	st, err := (&dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix}}).open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,21 +141,35 @@ func TestDynamoDBRestoreTableCommand(t *testing.T) {
 	}
 }
 
-// serveOrders serves the tables of prefix on endpoint in the layout given,
-// creates the table Orders there with 20 entities (PartitionKeys c0 to c2,
-// Total 0.5 to 19.5) through the Azure SDK, and stops serving.
-func serveOrders(t *testing.T, endpoint, prefix, layout string) {
+// serveOrders serves the tables of prefix on endpoint, creates the table
+// Orders there with 20 entities (PartitionKeys c0 to c2, Total 0.5 to
+// 19.5) through the Azure SDK, and stops serving. With placement, Orders
+// is a table as an earlier release created it, in a DynamoDB table of its
+// own with the order index (dynamolocal.CreatePerTable).
+func serveOrders(t *testing.T, endpoint, prefix string, placement bool) {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
 		accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo:   dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layout}}
+		dynamo:   dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix}}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateTable(ctx, "Orders", nil); err != nil {
+	if placement {
+		// A client built as serve builds its own: DynamoDB Local keeps
+		// one database per access key.
+		var raw *dynamodb.Client
+		if raw, err = dynamostore.NewClient(ctx, dynamostore.Options{Endpoint: endpoint}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = dynamolocal.CreatePerTable(ctx, raw, dynamolocal.PerTable{Prefix: prefix,
+			Account: auth.DevStoreAccountName, Table: "Orders", OrderIndex: true})
+	} else {
+		_, err = svc.CreateTable(ctx, "Orders", nil)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 20 {

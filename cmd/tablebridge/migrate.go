@@ -327,11 +327,11 @@ func (d *destFlags) open(ctx context.Context) (storeOrEndpoint, func(), error) {
 		}
 		st, desc = ds, ds.describe()
 	case "dynamodb":
-		st, err = d.dynamo.open(ctx)
+		ds, err := d.dynamo.open(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		desc = "dynamodb " + d.dynamo.describe()
+		st, desc = ds, "dynamodb "+d.dynamo.describe()
 	}
 	sio, err := migrate.NewStoreIO(st, d.account, desc, nil)
 	if err != nil {

@@ -95,9 +95,12 @@ func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error
 		return st, "memory (gone at exit)", err
 	case "dynamodb":
 		dyn := cfg.dynamo
-		dyn.purgeEvery = purgeEvery
+		dyn.PurgeEvery = purgeEvery
 		st, err := dyn.open(ctx)
-		return st, "dynamodb " + cfg.dynamo.describe(), err
+		if err != nil {
+			return nil, "", err
+		}
+		return st, "dynamodb " + cfg.dynamo.describe(), nil
 	}
 	return nil, "", fmt.Errorf("serve: unknown -store %q (%s)", cfg.storeKind, storeKinds)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/dynamoproxy"
 	"github.com/tablebridge/tablebridge/internal/spreadload"
 	"github.com/tablebridge/tablebridge/shared/auth"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 // TestServeOneTableAtTenKeys: serve on DynamoDB, behind a proxy that gives
@@ -30,7 +31,7 @@ func TestServeOneTableAtTenKeys(t *testing.T) {
 	t.Cleanup(func() { _ = proxy.Close() })
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{endpoint: proxy.URL(), prefix: dynamolocal.UniqueName("cap") + "-", layout: layoutShared, timeout: 10 * time.Second}}
+		dynamo: dynamoFlags{dynamostore.Options{Endpoint: proxy.URL(), TablePrefix: dynamolocal.UniqueName("cap") + "-", RequestTimeout: 10 * time.Second}}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	defer func() {
 		stop()

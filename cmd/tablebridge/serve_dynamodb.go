@@ -9,110 +9,53 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/shared/lambdafn"
-	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
-// dynamoFlags configure -store dynamodb. With no endpoint the standard AWS
-// credential and region chain applies (environment, shared config, SSO,
-// instance or task role).
-type dynamoFlags struct {
-	endpoint string
-	region   string
-	prefix   string
-	layout   string
-	shared   string
-	// timeout bounds each DynamoDB request, retries included.
-	timeout time.Duration
-	// moveSettle is dynamodb move-to-shared's -settle.
-	moveSettle time.Duration
-	// purgeEvery, set by serve alone, purges deleted tables in the
-	// background; the one-shot commands (migrate, dynamodb) leave it zero.
-	purgeEvery time.Duration
-}
+// dynamoFlags configure -store dynamodb: the flags are read straight into
+// the store's Options, which set its defaults and what derives from them
+// (a local endpoint creates the catalog and the shared table) as they do
+// for the functions. With no endpoint the standard AWS credential and
+// region chain applies (environment, shared config, SSO, instance or task
+// role). The commands set the rest: serve PurgeEvery, move-to-shared and
+// restore-table MoveSettle (-settle).
+type dynamoFlags struct{ dynamostore.Options }
 
 func (d *dynamoFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&d.endpoint, "dynamodb-endpoint", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: AWS)")
-	fs.StringVar(&d.region, "dynamodb-region", "", "AWS region (default: the AWS config chain, else us-east-1)")
-	fs.StringVar(&d.prefix, "table-prefix", "tablebridge-", "prefix of every DynamoDB table tablebridge creates")
-	fs.StringVar(&d.layout, "dynamodb-layout", layoutShared,
-		"layout of new tables: shared (every table in one DynamoDB table), or a DynamoDB table per Azure table, ordered (an index answers queries across partitions in key order) or unordered (such queries Scan); tables created earlier stay as they are")
-	fs.StringVar(&d.shared, "shared-table", "", "the DynamoDB table of the shared layout (default: the table prefix + \"entities\")")
-	fs.DurationVar(&d.timeout, "dynamodb-timeout", 10*time.Second, "longest wait for one DynamoDB request, retries included")
+	fs.StringVar(&d.Endpoint, "dynamodb-endpoint", "", "DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local (default: AWS)")
+	fs.StringVar(&d.Region, "dynamodb-region", "", "AWS region (default: the AWS config chain, else us-east-1)")
+	fs.StringVar(&d.TablePrefix, "table-prefix", "tablebridge-", "prefix of the deployment's DynamoDB tables (the catalog, the shared table)")
+	fs.StringVar(&d.SharedTable, "shared-table", "", "the DynamoDB table that holds every table's entities (default: the table prefix + \"entities\")")
+	fs.DurationVar(&d.RequestTimeout, "dynamodb-timeout", dynamostore.DefaultRequestTimeout, "longest wait for one DynamoDB request, retries included")
 }
 
 func (d *dynamoFlags) describe() string {
 	where := "AWS"
-	if d.endpoint != "" {
-		where = d.endpoint
+	if d.Endpoint != "" {
+		where = d.Endpoint
 	}
-	return fmt.Sprintf("%s, table prefix %q, %s layout", where, d.prefix, d.layout)
-}
-
-func (d *dynamoFlags) open(ctx context.Context) (store.Store, error) {
-	st, err := d.openDynamo(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
+	return fmt.Sprintf("%s, table prefix %q", where, d.TablePrefix)
 }
 
 // purgeEvery is how often serve looks for deleted tables to purge: the
-// server purges the shared layout's deleted tables itself.
+// server purges them itself.
 const purgeEvery = 10 * time.Second
 
-// layoutShared is -dynamodb-layout's name of the shared layout; the other
-// names are dynamostore.Layout's, of the per-table layout.
-const layoutShared = "shared"
-
-// sharedTable is the shared layout's DynamoDB table, "" for the per-table
-// layout.
-func (d *dynamoFlags) sharedTable() string {
-	if d.layout != layoutShared {
-		return ""
-	}
-	if d.shared != "" {
-		return d.shared
-	}
-	return d.prefix + "entities"
-}
-
-func (d *dynamoFlags) openDynamo(ctx context.Context) (*dynamostore.Store, error) {
-	layout := dynamostore.LayoutOrdered
-	if d.layout != layoutShared {
-		var ok bool
-		if layout, ok = dynamostore.ParseLayout(d.layout); !ok {
-			return nil, fmt.Errorf("-dynamodb-layout %q: want shared, ordered or unordered", d.layout)
-		}
-	}
-	if d.endpoint != "" {
+// open opens the store the flags describe, its background purge (if any)
+// reporting to stderr.
+func (d *dynamoFlags) open(ctx context.Context) (*dynamostore.Store, error) {
+	if d.Endpoint != "" {
 		// A DynamoDB Local that is not running fails now, not after the
 		// SDK's retries.
-		if err := migrate.ProbeURL(ctx, d.endpoint); err != nil {
+		if err := migrate.ProbeURL(ctx, d.Endpoint); err != nil {
 			return nil, fmt.Errorf("-dynamodb-endpoint: %w", err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	client, err := dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: d.endpoint, Region: d.region})
-	if err != nil {
-		return nil, err
-	}
-	// The functions' protection, from the same environment variables
-	// (TABLEBRIDGE_PITR and the others, docs/dynamodb.md), so a table is made alike
-	// whichever door creates it.
-	protection, err := lambdafn.LoadProtection(os.Getenv, d.endpoint)
-	if err != nil {
-		return nil, err
-	}
-	// dynamostore.Settings builds the Options the functions use too: the
-	// catalog is re-created only on a local endpoint (DynamoDB Local
-	// restarted in memory), never on AWS, where it is the stack's.
-	st, err := dynamostore.New(ctx, client, dynamostore.Settings{Endpoint: d.endpoint, TablePrefix: d.prefix, Layout: layout,
-		SharedTable: d.sharedTable(), Protection: protection, RequestTimeout: d.timeout, MoveSettle: d.moveSettle,
-		PurgeEvery: d.purgeEvery,
-		Logger:     slog.New(slog.NewTextHandler(os.Stderr, nil))}.Options())
+	opts := d.Options
+	opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	st, err := dynamostore.Open(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb store: %w", err)
 	}

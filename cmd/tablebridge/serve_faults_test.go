@@ -31,7 +31,7 @@ func startDynamoServe(t *testing.T, endpoint string) (*limitedServer, *aztables.
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{endpoint: endpoint, prefix: dynamolocal.UniqueName("faults") + "-", timeout: time.Second}}
+		dynamo: dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: dynamolocal.UniqueName("faults") + "-", RequestTimeout: time.Second}}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	t.Cleanup(func() {
 		stop()
@@ -245,25 +245,16 @@ func TestServeDynamoDBFrozenWrites(t *testing.T) {
 }
 
 // TestServeDynamoDBCatalogLost: DynamoDB loses every table (restarted
-// empty); serve re-creates the catalog, and on the shared layout the
-// shared table, as at first start, and requests work again without a
-// restart: the tables created then hold entities.
+// empty); serve re-creates the catalog and the shared table, as at first
+// start, and requests work again without a restart: the tables created
+// then hold entities.
 func TestServeDynamoDBCatalogLost(t *testing.T) {
 	t.Parallel()
-	for _, layout := range []string{"ordered", layoutShared} {
-		t.Run(layout, func(t *testing.T) {
-			t.Parallel()
-			testServeDynamoDBCatalogLost(t, layout)
-		})
-	}
-}
-
-func testServeDynamoDBCatalogLost(t *testing.T, layout string) {
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("lost") + "-"
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{endpoint: endpoint, prefix: prefix, layout: layout, timeout: 10 * time.Second}}
+		dynamo: dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix, RequestTimeout: 10 * time.Second}}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	defer func() {
 		stop()
@@ -281,7 +272,7 @@ func testServeDynamoDBCatalogLost(t *testing.T, layout string) {
 	// Every table of this server goes, as in a DynamoDB restarted empty.
 	// (A client built as serve builds its own: DynamoDB Local keeps one
 	// database per access key.)
-	db, err := dynamostore.NewClient(ctx, dynamostore.ClientOptions{Endpoint: endpoint})
+	db, err := dynamostore.NewClient(ctx, dynamostore.Options{Endpoint: endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/serveproc"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
+	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
 // startServe runs serve on a free loopback port and returns the connection
@@ -164,7 +165,7 @@ func TestServeOnDynamoDB(t *testing.T) {
 	defer stop()
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb",
 		accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo:   dynamoFlags{endpoint: endpoint, prefix: dynamolocal.UniqueName("serve") + "-"}}
+		dynamo:   dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: dynamolocal.UniqueName("serve") + "-"}}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	svc, err := aztables.NewServiceClientFromConnectionString(connStr, nil)
 	if err != nil {

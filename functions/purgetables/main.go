@@ -1,5 +1,6 @@
 // Command purgetables is the Lambda function that deletes what Delete Table
-// left behind in the shared layout: an EventBridge schedule invokes it (see
+// left behind (a deleted table's items, or its DynamoDB table of an earlier
+// release): an EventBridge schedule invokes it (see
 // template.yaml, PurgeTablesFunction). It is wiring only; shared/lambdafn
 // and shared/store/dynamostore do the work.
 package main

@@ -1,20 +1,22 @@
 package linearize_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/linearize"
+	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // sharedLayout is a table prefix of its own on the shared layout: the
 // catalog and the shared table, as the stack declares them.
-func sharedLayout() dynamostore.Options {
+func sharedLayout(t testing.TB) dynamostore.Options {
 	prefix := dynamolocal.UniqueName("lin") + "-"
-	return dynamostore.Options{TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true}
+	return dynamostore.Options{TablePrefix: prefix, Endpoint: dynamolocal.Endpoint(t)}
 }
 
 // newDynamoStore is a DynamoDB store on DynamoDB Local with opts.
@@ -34,17 +36,25 @@ func newDynamoStore(t *testing.T, opts dynamostore.Options) *dynamostore.Store {
 // to Azure's promise: each entity in a version of the query's interval.
 func TestDynamoDBShared(t *testing.T) {
 	t.Parallel()
-	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, sharedLayout())))
+	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, sharedLayout(t))))
 	linearize.Test(t, linearize.Config{Name: "dynamodb-shared"}, srv.Client())
 }
 
-// TestDynamoDBPerTable checks histories over DynamoDB Local on the
-// per-table layout: each history's table is a DynamoDB table of its own.
-func TestDynamoDBPerTable(t *testing.T) {
+// TestDynamoDBPlacement checks histories over DynamoDB Local on
+// placements: each history's table is one an earlier release created, in
+// a DynamoDB table of its own with the order index, and its catalog entry
+// as that release wrote it (dynamolocal.CreatePerTable); the store serves
+// it where it is.
+func TestDynamoDBPlacement(t *testing.T) {
 	t.Parallel()
-	opts := dynamostore.Options{TablePrefix: dynamolocal.UniqueName("lin") + "-"}
+	opts := sharedLayout(t)
 	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, opts)))
-	linearize.Test(t, linearize.Config{Name: "dynamodb-per-table"}, srv.Client())
+	client := dynamolocal.Client(t)
+	linearize.Test(t, linearize.Config{Name: "dynamodb-placement", CreateTable: func(ctx context.Context, name string) error {
+		_, err := dynamolocal.CreatePerTable(ctx, client, dynamolocal.PerTable{Prefix: opts.TablePrefix,
+			Account: auth.DevStoreAccountName, Table: name, OrderIndex: true})
+		return err
+	}}, srv.Client())
 }
 
 // TestDynamoDBTwoClocks checks histories through two servers on the same
@@ -55,7 +65,7 @@ func TestDynamoDBPerTable(t *testing.T) {
 // go through each.
 func TestDynamoDBTwoClocks(t *testing.T) {
 	t.Parallel()
-	opts := sharedLayout()
+	opts := sharedLayout(t)
 	opts.ConfirmTable = true
 	ahead := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, opts)))
 	behind := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, opts)),
@@ -70,6 +80,6 @@ func TestDynamoDBTwoClocks(t *testing.T) {
 // three requests conditioned on the version they read.
 func TestDynamoDBLarge(t *testing.T) {
 	t.Parallel()
-	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, sharedLayout())))
+	srv := tablebridgetest.NewServer(t, tablebridgetest.WithStore(newDynamoStore(t, sharedLayout(t))))
 	linearize.Test(t, linearize.Config{Name: "dynamodb-large", Large: 0.2, Ops: 12, Histories: 1}, srv.Client())
 }

@@ -45,9 +45,9 @@ func TestDynamoDBFaults(t *testing.T) {
 			// The catalog and the shared table are made first, straight
 			// on DynamoDB Local and without the short deadline, which a
 			// busy DynamoDB Local's first CreateTable can outlast.
-			opts := sharedLayout()
+			opts := sharedLayout(t)
 			newDynamoStore(t, opts)
-			opts.RequestTimeout = time.Second
+			opts.RequestTimeout, opts.Endpoint = time.Second, proxy.URL()
 			st, err := dynamostore.New(dynamolocal.Context(t, 2*time.Minute), dynamolocal.NewClient(proxy.URL()), opts)
 			for attempt := 1; attempt < 5 && errors.Is(err, store.ErrUnavailable); attempt++ {
 				st, err = dynamostore.New(dynamolocal.Context(t, 2*time.Minute), dynamolocal.NewClient(proxy.URL()), opts)

@@ -272,7 +272,7 @@ func TestFollowFromAzurite(t *testing.T) {
 	t.Run("to DynamoDB", func(t *testing.T) {
 		testFollow(t, cs, func(t *testing.T) migrate.Dest {
 			client := dynamolocal.Client(t, func(o *dynamodb.Options) {})
-			st, err := dynamostore.New(ctxFor(t), client, dynamostore.Options{TablePrefix: dynamolocal.UniqueName("follow")})
+			st, err := dynamostore.New(ctxFor(t), client, dynamostore.Options{TablePrefix: dynamolocal.UniqueName("follow"), Endpoint: dynamolocal.Endpoint(t)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -180,7 +180,7 @@ func TestMigrateEndpointToDynamoDB(t *testing.T) {
 	t.Parallel()
 	client := dynamolocal.Client(t, func(o *dynamodb.Options) {})
 	ctx := ctxFor(t)
-	dest, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: dynamolocal.UniqueName("mig")})
+	dest, err := dynamostore.New(ctx, client, dynamostore.Options{TablePrefix: dynamolocal.UniqueName("mig"), Endpoint: dynamolocal.Endpoint(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,16 @@ package testserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 )
 
@@ -119,9 +122,19 @@ func suiteTables(t *testing.T, newServer func(t *testing.T) *Server) {
 		_, err = c.AddEntity(ctxFor(t), []byte(`{"PartitionKey":"p","RowKey":"r2"}`), nil)
 		wantError(t, err, http.StatusNotFound, "TableNotFound")
 
-		// A table created again under the name starts empty.
-		if _, err := sc.CreateTable(ctxFor(t), name, nil); err != nil {
-			t.Fatalf("create again: %v", err)
+		// A table created again under the name starts empty. Azure answers
+		// 409 TableBeingDeleted for a while after a delete (about 40 s),
+		// as the DynamoDB store does for 2 s.
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+			_, err := sc.CreateTable(ctxFor(t), name, nil)
+			var re *azcore.ResponseError
+			if errors.As(err, &re) && re.ErrorCode == "TableBeingDeleted" && time.Now().Before(deadline) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("create again: %v", err)
+			}
+			break
 		}
 		if got, _ := listAll(t, c, nil); len(got) != 0 {
 			t.Errorf("recreated table holds %d entities, want 0", len(got))

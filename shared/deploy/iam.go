@@ -8,14 +8,14 @@ import (
 
 // DynamoDB IAM actions by store method, split by what they touch: the
 // catalog table, the catalog's copies of table entries only, or the data
-// tables (the shared table and its index, and the account's per-table
-// tables of earlier releases). They follow shared/store/dynamostore in the
-// shared layout, which template.yaml deploys: the catalog holds table
-// names, ids, states, ACLs, service properties and purge items, and
-// copies of each table's entry; entity operations look their table up in
-// a copy, and write the copies of an entry that has none (or whose copies
-// are out of date) in a transaction that checks the entry
-// (ConditionCheckItem) and puts the copies. Transactions (TransactWriteItems,
+// tables (the shared table and its index, and the account's placements,
+// the per-table tables of earlier releases). They follow
+// shared/store/dynamostore: the catalog holds table names, ids, states,
+// ACLs, service properties and purge items, and copies of each table's
+// entry; entity operations look their table up in a copy, and write the
+// copies of an entry that has none (or whose copies are out of date) in a
+// transaction that checks the entry (ConditionCheckItem) and puts the
+// copies. Transactions (TransactWriteItems,
 // TransactGetItems) are authorized by the PutItem, UpdateItem, DeleteItem,
 // ConditionCheckItem and GetItem of each item ("Using IAM with DynamoDB
 // transactions"), each with its own partition key, so a function that only
@@ -26,22 +26,23 @@ var storeActions = map[operation.StoreMethod]struct{ catalog, copies, data []str
 	operation.StoreGetTable:             lookup(nil),
 	operation.StoreGetServiceProperties: {catalog: []string{"dynamodb:GetItem"}},
 	operation.StoreQueryTables:          {catalog: []string{"dynamodb:Query"}},
-	// Read the entry, then one transaction that puts it and its copies
-	// (or, for a per-table deployment, one UpdateItem).
-	operation.StoreSetTableACL:          {catalog: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+	// Read the entry, then one transaction that puts it and its copies.
+	operation.StoreSetTableACL:          {catalog: []string{"dynamodb:GetItem", "dynamodb:PutItem"}},
 	operation.StoreSetServiceProperties: {catalog: []string{"dynamodb:PutItem"}},
-	// One transaction that puts the entry and its copies; a name a
-	// per-table create or delete left half way also gets a purge item.
+	// One transaction that puts the entry and its copies; a name an earlier
+	// release's per-table create or delete left half way also gets a purge
+	// item.
 	operation.StoreCreateTable: {catalog: []string{"dynamodb:PutItem"}},
 	// Read the entry, then one TransactWriteItems: mark it deleted
 	// (UpdateItem), add the purge item and the tombstone's copies (PutItem).
 	operation.StoreDeleteTable: {catalog: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem"}},
 	// GetItem, plus TransactGetItems for an entity split over items.
 	operation.StoreGetEntity: lookup([]string{"dynamodb:GetItem"}),
-	// Query (one partition, or the order index's shards), Scan on a
-	// per-table table without the index, and a GetItem that tells a missing
-	// per-table table from an empty result.
-	operation.StoreQueryEntities: lookup([]string{"dynamodb:Query", "dynamodb:Scan", "dynamodb:GetItem"}),
+	// Query (one partition, or the order index's shards); on a placement
+	// without the index, the DescribeTable that tells a missing index from
+	// another ValidationException, then Scan; a large entity whose overflow
+	// items a page did not bring is read whole (TransactGetItems: GetItem).
+	operation.StoreQueryEntities: lookup([]string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query", "dynamodb:Scan"}),
 	// PutItem, UpdateItem, DeleteItem, or TransactWriteItems of those; the
 	// slow path of large entities reads the stored version first (GetItem,
 	// TransactGetItems).
@@ -69,7 +70,7 @@ const CatalogCopyKeys = "$copy/*"
 // them (UpdateItem) and end them, with the deleted table's tombstone and
 // its copies (DeleteItem); on the shared table, read a deleted table's shards from the
 // order index (Query) and delete its items (BatchWriteItem); on the
-// per-table tables, delete a deleted one's DynamoDB table after lifting its
+// placements, delete a deleted one's DynamoDB table after lifting its
 // deletion protection (UpdateTable, DescribeTable, DeleteTable).
 func PurgeActions() (catalog, shared, perTable []string) {
 	return []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"},
@@ -116,13 +117,12 @@ func (f Function) CatalogCopyActions() []string {
 
 // SharedTableActions splits the function's data actions (DynamoDBActions)
 // by resource in the shared table: the table itself takes them all but
-// Scan, which the store never runs on it (a Scan is only the fallback of a
-// per-table table without the order index), and its order index only
-// Query.
+// Scan and DescribeTable, which the store never runs on it (they serve a
+// placement without the order index), and its order index only Query.
 func (f Function) SharedTableActions() (table, index []string) {
 	_, data := f.DynamoDBActions()
 	for _, a := range data {
-		if a == "dynamodb:Scan" {
+		if a == "dynamodb:Scan" || a == "dynamodb:DescribeTable" {
 			continue
 		}
 		table = append(table, a)

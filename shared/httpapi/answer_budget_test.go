@@ -28,7 +28,7 @@ func budgetServers(t *testing.T, budget int, test func(t *testing.T, s *testserv
 			t.Skip("DynamoDB Local skipped in -short mode")
 		}
 		st, err := dynamostore.New(dynamolocal.Context(t, 2*time.Minute), dynamolocal.Client(t), dynamostore.Options{
-			TablePrefix: dynamolocal.UniqueName("budget") + "-",
+			TablePrefix: dynamolocal.UniqueName("budget") + "-", Endpoint: dynamolocal.Endpoint(t),
 		})
 		if err != nil {
 			t.Fatal(err)

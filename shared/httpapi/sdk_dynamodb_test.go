@@ -28,7 +28,7 @@ func TestSDKDynamoDB(t *testing.T) {
 func newDynamoServer(t *testing.T) *testserver.Server {
 	client := dynamolocal.Client(t)
 	st, err := dynamostore.New(dynamolocal.Context(t, 2*time.Minute), client, dynamostore.Options{
-		TablePrefix: dynamolocal.UniqueName("sdk") + "-",
+		TablePrefix: dynamolocal.UniqueName("sdk") + "-", Endpoint: dynamolocal.Endpoint(t),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
@@ -24,7 +22,8 @@ const (
 	// EnvTablePrefix starts every DynamoDB table name of the deployment.
 	EnvTablePrefix = "TABLEBRIDGE_TABLE_PREFIX"
 	// EnvCatalogTable names the catalog table; TablePrefix + "catalog"
-	// when empty. template.yaml creates it.
+	// when empty (dynamostore.Options.CatalogTable). template.yaml creates
+	// it.
 	EnvCatalogTable = "TABLEBRIDGE_CATALOG_TABLE"
 	// EnvKeysSecret is the ARN or name of the Secrets Manager secret that
 	// holds the account keys (see parseSecret).
@@ -33,15 +32,13 @@ const (
 	// account devstoreaccount1 instead of reading a secret: for sam local
 	// against DynamoDB Local only.
 	EnvUseEmulatorKey = "TABLEBRIDGE_USE_EMULATOR_KEY"
-	// EnvDynamoDBEndpoint overrides the DynamoDB endpoint (DynamoDB Local);
-	// empty means AWS. It is the variable make test exports too.
+	// EnvDynamoDBEndpoint overrides the DynamoDB endpoint (DynamoDB Local;
+	// dynamostore.Options.Endpoint); empty means AWS. It is the variable
+	// make test exports too.
 	EnvDynamoDBEndpoint = "TABLEBRIDGE_DYNAMODB_ENDPOINT"
-	// EnvDynamoDBLayout is ordered (the default) or unordered: whether new
-	// tables get the order index (dynamostore.Options.Layout).
-	EnvDynamoDBLayout = "TABLEBRIDGE_DYNAMODB_LAYOUT"
-	// EnvSharedTable names the DynamoDB table of the shared layout
-	// (template.yaml's EntityTable), which holds every Azure table created
-	// from then on; empty: new tables get a DynamoDB table each.
+	// EnvSharedTable names the DynamoDB table that holds every Azure table
+	// Create Table creates (template.yaml's EntityTable); TablePrefix +
+	// "entities" when empty (dynamostore.Options.SharedTable).
 	EnvSharedTable = "TABLEBRIDGE_SHARED_TABLE"
 	// EnvBasePath is the HTTP API's mapping key on the custom domain
 	// (template.yaml's HttpApiBasePath), empty without a custom domain or
@@ -59,20 +56,9 @@ const (
 	// EnvOAuthRoles holds role assignments as a JSON array (the "roles" of
 	// shared/oauth.Config); the keys secret's "oauthRoles" adds to them.
 	EnvOAuthRoles = "TABLEBRIDGE_OAUTH_ROLES"
-	// EnvPITR is what Create Table does about point-in-time recovery:
-	// required (the default), best-effort (skipped where the endpoint does
-	// not implement it: DynamoDB Local) or off.
-	EnvPITR = "TABLEBRIDGE_PITR"
-	// EnvStackName tags every table the functions create (tablebridge:stack).
+	// EnvStackName names the stack: the functions' metrics go to the
+	// CloudWatch namespace tablebridge/<stack> (emfNamespace).
 	EnvStackName = "TABLEBRIDGE_STACK_NAME"
-	// EnvKMSKeyARN, when set, encrypts new tables with this customer
-	// managed KMS key.
-	EnvKMSKeyARN = "TABLEBRIDGE_KMS_KEY_ARN"
-	// EnvTableClass is STANDARD (default) or STANDARD_INFREQUENT_ACCESS.
-	EnvTableClass = "TABLEBRIDGE_TABLE_CLASS"
-	// EnvDeletionProtection, when true, turns on deletion protection on
-	// new tables; Delete Table lifts it first.
-	EnvDeletionProtection = "TABLEBRIDGE_DELETION_PROTECTION"
 	// EnvPurgeGrace is how long after Delete Table the purge function
 	// leaves the table's items (a Go duration; default 1m,
 	// dynamostore.Options.PurgeGrace). Longer keeps a deleted table's items
@@ -94,38 +80,40 @@ const (
 
 // Config is a function's configuration, read once at init.
 type Config struct {
-	AccountName      string
-	TablePrefix      string
-	CatalogTable     string
-	SharedTable      string
-	KeysSecret       string
-	UseEmulatorKey   bool
-	DynamoDBEndpoint string
-	DynamoDBLayout   dynamostore.Layout
-	BasePath         string
-	// Protection is what every table Create Table creates gets.
-	Protection dynamostore.Protection
-	// PurgeGrace is EnvPurgeGrace; zero for the store's default.
-	PurgeGrace time.Duration
-	// PurgeRate is EnvPurgeRate; zero for the store's default.
-	PurgeRate int
+	AccountName    string
+	KeysSecret     string
+	UseEmulatorKey bool
+	BasePath       string
+	// StackName is EnvStackName.
+	StackName string
 	LogLevel  slog.Level
 	// OAuth configures bearer tokens; nil when EnvOAuthIssuers is empty.
 	// Its Roles are completed at init from the keys secret.
 	OAuth *oauth.Config
+	// Store is the DynamoDB store's configuration: EnvDynamoDBEndpoint,
+	// EnvTablePrefix, EnvCatalogTable, EnvSharedTable, EnvPurgeGrace and
+	// EnvPurgeRate, unset ones left to the store's defaults.
+	Store dynamostore.Options
 }
 
 // LoadConfig reads the configuration through getenv (os.Getenv in a
 // function) and reports every problem at once.
 func LoadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
-		AccountName:      strings.TrimSpace(getenv(EnvAccountName)),
-		TablePrefix:      strings.TrimSpace(getenv(EnvTablePrefix)),
-		CatalogTable:     strings.TrimSpace(getenv(EnvCatalogTable)),
-		SharedTable:      strings.TrimSpace(getenv(EnvSharedTable)),
-		KeysSecret:       strings.TrimSpace(getenv(EnvKeysSecret)),
-		DynamoDBEndpoint: strings.TrimSpace(getenv(EnvDynamoDBEndpoint)),
-		BasePath:         strings.Trim(strings.TrimSpace(getenv(EnvBasePath)), "/"),
+		AccountName: strings.TrimSpace(getenv(EnvAccountName)),
+		KeysSecret:  strings.TrimSpace(getenv(EnvKeysSecret)),
+		BasePath:    strings.Trim(strings.TrimSpace(getenv(EnvBasePath)), "/"),
+		StackName:   strings.TrimSpace(getenv(EnvStackName)),
+		Store: dynamostore.Options{
+			Endpoint:     strings.TrimSpace(getenv(EnvDynamoDBEndpoint)),
+			TablePrefix:  strings.TrimSpace(getenv(EnvTablePrefix)),
+			CatalogTable: strings.TrimSpace(getenv(EnvCatalogTable)),
+			SharedTable:  strings.TrimSpace(getenv(EnvSharedTable)),
+			// Each execution environment caches look-ups of its own:
+			// confirm them, so a table deleted elsewhere is missing at
+			// once.
+			ConfirmTable: true,
+		},
 	}
 	var errs []error
 	if v := strings.TrimSpace(getenv(EnvUseEmulatorKey)); v != "" {
@@ -135,32 +123,22 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		c.UseEmulatorKey = b
 	}
-	if v := strings.TrimSpace(getenv(EnvDynamoDBLayout)); v != "" {
-		layout, ok := dynamostore.ParseLayout(v)
-		if !ok {
-			errs = append(errs, fmt.Errorf("%s=%q: want %s or %s", EnvDynamoDBLayout, v, dynamostore.LayoutOrdered, dynamostore.LayoutUnordered))
-		}
-		c.DynamoDBLayout = layout
-	}
 	if v := strings.TrimSpace(getenv(EnvPurgeGrace)); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("%s=%q: want a positive duration such as 1m or 24h", EnvPurgeGrace, v))
 		}
-		c.PurgeGrace = d
+		c.Store.PurgeGrace = d
 	}
 	if v := strings.TrimSpace(getenv(EnvPurgeRate)); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
 			errs = append(errs, fmt.Errorf("%s=%q: want a positive number of items a second", EnvPurgeRate, v))
 		}
-		c.PurgeRate = n
+		c.Store.PurgeRate = n
 	}
-	if c.TablePrefix == "" {
+	if c.Store.TablePrefix == "" {
 		errs = append(errs, fmt.Errorf("%s is not set", EnvTablePrefix))
-	}
-	if c.CatalogTable == "" {
-		c.CatalogTable = c.TablePrefix + "catalog"
 	}
 	switch {
 	case c.UseEmulatorKey:
@@ -183,11 +161,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		errs = append(errs, err)
 	} else {
 		c.OAuth = oc
-	}
-	if p, err := LoadProtection(getenv, c.DynamoDBEndpoint); err != nil {
-		errs = append(errs, err)
-	} else {
-		c.Protection = p
 	}
 	level, err := parseLogLevel(getenv(EnvLogLevel), getenv(envLambdaLogLevel))
 	if err != nil {
@@ -269,48 +242,4 @@ func parseLogLevel(ours, lambdas string) (slog.Level, error) {
 		return slog.LevelError, nil
 	}
 	return slog.LevelInfo, nil
-}
-
-// LoadProtection reads the protection of new tables from the environment,
-// for the functions and for `tablebridge serve -store dynamodb` alike
-// (issue 23, item 6): point-in-time recovery required unless told
-// otherwise (best-effort by default on a local endpoint, since DynamoDB
-// Local does not implement it), tags naming the stack, and the optional
-// key, class and deletion protection.
-func LoadProtection(getenv func(string) string, endpoint string) (dynamostore.Protection, error) {
-	var p dynamostore.Protection
-	var errs []error
-	switch v := strings.TrimSpace(getenv(EnvPITR)); v {
-	case "":
-		p.PointInTimeRecovery = dynamostore.PITRRequired
-		if dynamostore.IsLocalEndpoint(endpoint) {
-			p.PointInTimeRecovery = dynamostore.PITRBestEffort
-		}
-	case string(dynamostore.PITRRequired):
-		p.PointInTimeRecovery = dynamostore.PITRRequired
-	case string(dynamostore.PITRBestEffort):
-		p.PointInTimeRecovery = dynamostore.PITRBestEffort
-	case "off":
-		p.PointInTimeRecovery = dynamostore.PITROff
-	default:
-		errs = append(errs, fmt.Errorf("%s=%q: want required, best-effort or off", EnvPITR, v))
-	}
-	if v := strings.TrimSpace(getenv(EnvStackName)); v != "" {
-		p.Tags = map[string]string{dynamostore.TagStack: v}
-	}
-	p.KMSKeyARN = strings.TrimSpace(getenv(EnvKMSKeyARN))
-	switch v := types.TableClass(strings.TrimSpace(getenv(EnvTableClass))); v {
-	case "", types.TableClassStandard, types.TableClassStandardInfrequentAccess:
-		p.TableClass = v
-	default:
-		errs = append(errs, fmt.Errorf("%s=%q: want STANDARD or STANDARD_INFREQUENT_ACCESS", EnvTableClass, v))
-	}
-	if v := strings.TrimSpace(getenv(EnvDeletionProtection)); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: want true or false", EnvDeletionProtection, v))
-		}
-		p.DeletionProtection = b
-	}
-	return p, errors.Join(errs...)
 }

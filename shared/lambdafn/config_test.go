@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/lambdafn"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
@@ -23,6 +21,15 @@ func TestLoadConfig(t *testing.T) {
 		lambdafn.EnvAccountName: "myaccount",
 		lambdafn.EnvTablePrefix: "tb-",
 		lambdafn.EnvKeysSecret:  "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tablebridge/x/account-keys-AbCdEf",
+	}
+	// store is the store's configuration of the functions on the table
+	// prefix tb-, changed by edit.
+	store := func(edit func(*dynamostore.Options)) dynamostore.Options {
+		o := dynamostore.Options{TablePrefix: "tb-", ConfirmTable: true}
+		if edit != nil {
+			edit(&o)
+		}
+		return o
 	}
 	with := func(extra map[string]string) map[string]string {
 		m := map[string]string{}
@@ -40,17 +47,19 @@ func TestLoadConfig(t *testing.T) {
 		want    lambdafn.Config
 		wantErr []string
 	}{
-		{"deployed", deployed, lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
+		{"deployed", deployed, lambdafn.Config{AccountName: "myaccount", Store: store(nil),
 			KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelInfo}, nil},
-		{"explicit catalog, endpoint and level", with(map[string]string{lambdafn.EnvCatalogTable: "cat",
+		{"explicit tables, endpoint and level", with(map[string]string{lambdafn.EnvCatalogTable: "cat", lambdafn.EnvSharedTable: "all",
 			lambdafn.EnvDynamoDBEndpoint: "http://127.0.0.1:8000", lambdafn.EnvLogLevel: "debug"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "cat", KeysSecret: deployed[lambdafn.EnvKeysSecret],
-				DynamoDBEndpoint: "http://127.0.0.1:8000", LogLevel: slog.LevelDebug}, nil},
+			lambdafn.Config{AccountName: "myaccount", KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelDebug,
+				Store: store(func(o *dynamostore.Options) {
+					o.CatalogTable, o.SharedTable, o.Endpoint = "cat", "all", "http://127.0.0.1:8000"
+				})}, nil},
 		{"Lambda's own log level", with(map[string]string{"AWS_LAMBDA_LOG_LEVEL": "WARN"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
+			lambdafn.Config{AccountName: "myaccount", Store: store(nil),
 				KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelWarn}, nil},
 		{"sam local with the emulator key", map[string]string{lambdafn.EnvTablePrefix: "tb-", lambdafn.EnvUseEmulatorKey: "true"},
-			lambdafn.Config{AccountName: auth.DevStoreAccountName, TablePrefix: "tb-", CatalogTable: "tb-catalog",
+			lambdafn.Config{AccountName: auth.DevStoreAccountName, Store: store(nil),
 				UseEmulatorKey: true, LogLevel: slog.LevelInfo}, nil},
 		{"nothing set", map[string]string{}, lambdafn.Config{},
 			[]string{lambdafn.EnvTablePrefix, lambdafn.EnvKeysSecret, lambdafn.EnvAccountName}},
@@ -64,35 +73,21 @@ func TestLoadConfig(t *testing.T) {
 			[]string{"want true or false"}},
 		{"bad log level", with(map[string]string{lambdafn.EnvLogLevel: "chatty"}), lambdafn.Config{},
 			[]string{"want debug, info, warn or error"}},
-		{"unordered layout", with(map[string]string{lambdafn.EnvDynamoDBLayout: "unordered"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
-				KeysSecret: deployed[lambdafn.EnvKeysSecret], DynamoDBLayout: dynamostore.LayoutUnordered, LogLevel: slog.LevelInfo}, nil},
-		{"bad layout", with(map[string]string{lambdafn.EnvDynamoDBLayout: "sorted"}), lambdafn.Config{},
-			[]string{"want ordered or unordered"}},
 		{"purge grace", with(map[string]string{lambdafn.EnvPurgeGrace: "24h"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
-				KeysSecret: deployed[lambdafn.EnvKeysSecret], PurgeGrace: 24 * time.Hour, LogLevel: slog.LevelInfo}, nil},
+			lambdafn.Config{AccountName: "myaccount", Store: store(func(o *dynamostore.Options) { o.PurgeGrace = 24 * time.Hour }),
+				KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelInfo}, nil},
 		{"bad purge grace", with(map[string]string{lambdafn.EnvPurgeGrace: "-1m"}), lambdafn.Config{},
 			[]string{lambdafn.EnvPurgeGrace, "want a positive duration"}},
 		{"purge grace without a unit", with(map[string]string{lambdafn.EnvPurgeGrace: "60"}), lambdafn.Config{},
 			[]string{"want a positive duration"}},
 		{"purge rate", with(map[string]string{lambdafn.EnvPurgeRate: "12000"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog",
-				KeysSecret: deployed[lambdafn.EnvKeysSecret], PurgeRate: 12000, LogLevel: slog.LevelInfo}, nil},
+			lambdafn.Config{AccountName: "myaccount", Store: store(func(o *dynamostore.Options) { o.PurgeRate = 12000 }),
+				KeysSecret: deployed[lambdafn.EnvKeysSecret], LogLevel: slog.LevelInfo}, nil},
 		{"bad purge rate", with(map[string]string{lambdafn.EnvPurgeRate: "0"}), lambdafn.Config{},
 			[]string{lambdafn.EnvPurgeRate, "want a positive number"}},
-		{"protection", with(map[string]string{lambdafn.EnvPITR: "best-effort", lambdafn.EnvStackName: "tb-prod",
-			lambdafn.EnvKMSKeyARN: "arn:aws:kms:eu-west-1:123456789012:key/k", lambdafn.EnvTableClass: "STANDARD_INFREQUENT_ACCESS",
-			lambdafn.EnvDeletionProtection: "true"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog", KeysSecret: deployed[lambdafn.EnvKeysSecret],
-				LogLevel: slog.LevelInfo, Protection: dynamostore.Protection{PointInTimeRecovery: dynamostore.PITRBestEffort,
-					Tags: map[string]string{dynamostore.TagStack: "tb-prod"}, KMSKeyARN: "arn:aws:kms:eu-west-1:123456789012:key/k",
-					TableClass: types.TableClassStandardInfrequentAccess, DeletionProtection: true}}, nil},
-		{"recovery off", with(map[string]string{lambdafn.EnvPITR: "off"}),
-			lambdafn.Config{AccountName: "myaccount", TablePrefix: "tb-", CatalogTable: "tb-catalog", KeysSecret: deployed[lambdafn.EnvKeysSecret],
-				LogLevel: slog.LevelInfo, Protection: dynamostore.Protection{PointInTimeRecovery: dynamostore.PITROff}}, nil},
-		{"bad protection", with(map[string]string{lambdafn.EnvPITR: "sometimes", lambdafn.EnvTableClass: "GLACIER", lambdafn.EnvDeletionProtection: "maybe"}),
-			lambdafn.Config{}, []string{"want required, best-effort or off", "want STANDARD or STANDARD_INFREQUENT_ACCESS", lambdafn.EnvDeletionProtection}},
+		{"stack name", with(map[string]string{lambdafn.EnvStackName: "tb-prod"}),
+			lambdafn.Config{AccountName: "myaccount", Store: store(nil), KeysSecret: deployed[lambdafn.EnvKeysSecret],
+				StackName: "tb-prod", LogLevel: slog.LevelInfo}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,14 +105,6 @@ func TestLoadConfig(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
-			}
-			if tc.want.Protection.PointInTimeRecovery == "" && tc.env[lambdafn.EnvPITR] != "off" {
-				// The default: required, best-effort on a local endpoint
-				// (DynamoDB Local does not implement it).
-				tc.want.Protection.PointInTimeRecovery = dynamostore.PITRRequired
-				if dynamostore.IsLocalEndpoint(tc.want.DynamoDBEndpoint) {
-					tc.want.Protection.PointInTimeRecovery = dynamostore.PITRBestEffort
-				}
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)

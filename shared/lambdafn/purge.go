@@ -20,11 +20,11 @@ import (
 // out.
 const purgeMargin = 10 * time.Second
 
-// MainPurge runs the purge function. Delete Table of the shared layout only
-// marks the table deleted in the catalog; this function, invoked by an
-// EventBridge schedule, deletes the entities of deleted tables (and the
-// DynamoDB tables of deleted per-table tables) until its invocation's
-// deadline nears. Why a schedule and not a queue: the catalog's purge items
+// MainPurge runs the purge function. Delete Table only marks the table
+// deleted in the catalog; this function, invoked by an EventBridge
+// schedule, deletes the entities of deleted tables (and the DynamoDB
+// tables of deleted placements, an earlier release's per-table tables)
+// until its invocation's deadline nears. Why a schedule and not a queue: the catalog's purge items
 // are already a durable list of the work, written in the same transaction
 // as the delete, so a lost message or a failed send cannot leak a table's
 // items, and a purge a minute late costs nothing, since the table is gone
@@ -58,12 +58,9 @@ func setupPurge(getenv func(string) string) (func(context.Context) (dynamostore.
 	if err != nil {
 		return nil, err
 	}
-	if cfg.SharedTable == "" {
-		return nil, fmt.Errorf("lambdafn: %s is not set: only the shared layout purges", EnvSharedTable)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), initTimeout)
 	defer cancel()
-	awsCfg, err := dynamostore.LoadAWSConfig(ctx, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint})
+	awsCfg, err := dynamostore.LoadAWSConfig(ctx, cfg.Store)
 	if err != nil {
 		return nil, err
 	}

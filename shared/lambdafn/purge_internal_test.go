@@ -39,7 +39,7 @@ func TestPurgeHandlerKeepsItsMargin(t *testing.T) {
 		})
 	})
 	st, err := dynamostore.New(ctx, client, dynamostore.Options{
-		TablePrefix: prefix, SharedTable: prefix + "entities", RecreateCatalog: true, PurgeGrace: time.Millisecond})
+		Endpoint: dynamolocal.Endpoint(t), TablePrefix: prefix, PurgeGrace: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func setupTimed(ctx context.Context, fn deploy.Function, cfg Config, log *slog.L
 	// One AWS config for both clients: loading the chain is the CPU-heavy
 	// part of init, and the DynamoDB and Secrets Manager calls then run
 	// side by side.
-	awsCfg, err := dynamostore.LoadAWSConfig(ctx, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint})
+	awsCfg, err := dynamostore.LoadAWSConfig(ctx, cfg.Store)
 	if err != nil {
 		return nil, times, err
 	}
@@ -123,7 +123,7 @@ func setupTimed(ctx context.Context, fn deploy.Function, cfg Config, log *slog.L
 	if err != nil {
 		return nil, times, err
 	}
-	emf := newEMFWriter(os.Stdout, emfNamespace(cfg.Protection.Tags[dynamostore.TagStack]), fn.Name)
+	emf := newEMFWriter(os.Stdout, emfNamespace(cfg.StackName), fn.Name)
 	h, err := NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens,
 		Observe: emf.observe})
 	if err != nil {
@@ -161,23 +161,13 @@ func readAccount(ctx context.Context, awsCfg aws.Config, cfg Config) (auth.Accou
 	return fetchAccount(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.KeysSecret, cfg.AccountName)
 }
 
-// storeSettings are the DynamoDB store's settings of the configuration, as
-// `tablebridge serve -store dynamodb` builds them from its flags.
-func (c Config) storeSettings() dynamostore.Settings {
-	return dynamostore.Settings{Endpoint: c.DynamoDBEndpoint, TablePrefix: c.TablePrefix, CatalogTable: c.CatalogTable,
-		SharedTable: c.SharedTable, Layout: c.DynamoDBLayout, Protection: c.Protection, PurgeGrace: c.PurgeGrace, PurgeRate: c.PurgeRate,
-		// Each execution environment caches look-ups of its own: confirm
-		// them, so a table deleted elsewhere is missing at once.
-		ConfirmTable: true}
-}
-
 // openStore builds the DynamoDB client with the store's bounded retries and
 // the consumed-capacity middleware, and the store.
 func openStore(ctx context.Context, awsCfg aws.Config, cfg Config) (*dynamostore.Store, error) {
-	client := dynamostore.NewClientFromConfig(awsCfg, dynamostore.ClientOptions{Endpoint: cfg.DynamoDBEndpoint}, MeterCapacity)
-	st, err := dynamostore.New(ctx, client, cfg.storeSettings().Options())
+	client := dynamostore.NewClientFromConfig(awsCfg, cfg.Store, MeterCapacity)
+	st, err := dynamostore.New(ctx, client, cfg.Store)
 	if err != nil {
-		return nil, fmt.Errorf("lambdafn: DynamoDB store (catalog table %s): %w", cfg.CatalogTable, err)
+		return nil, fmt.Errorf("lambdafn: DynamoDB store: %w", err)
 	}
 	return st, nil
 }

@@ -44,7 +44,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, storeOpts []tablebridgetes
 	t.Run("dynamodb", func(t *testing.T) {
 		client := dynamolocal.Client(t) // skips under -short
 		st, err := dynamostore.New(dynamolocal.Context(t, 2*time.Minute), client, dynamostore.Options{
-			TablePrefix: dynamolocal.UniqueName("oauth") + "-",
+			TablePrefix: dynamolocal.UniqueName("oauth") + "-", Endpoint: dynamolocal.Endpoint(t),
 		})
 		if err != nil {
 			t.Fatal(err)

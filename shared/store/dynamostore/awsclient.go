@@ -14,23 +14,25 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
-// ClientOptions say how to reach DynamoDB.
-type ClientOptions struct {
-	// Endpoint overrides the AWS endpoint, e.g. http://127.0.0.1:8000 for
-	// DynamoDB Local. Empty means AWS itself.
-	Endpoint string
-	// Region overrides the region of the AWS config chain.
-	Region string
-}
-
 // defaultRegion is used when neither the options nor the AWS config chain
 // name a region, which only happens off AWS (DynamoDB Local).
 const defaultRegion = "us-east-1"
 
-// NewClient builds a DynamoDB client with the standard AWS credential and
-// region chain: LoadAWSConfig, then NewClientFromConfig. Build it once per
-// process (Lambda init), not per request.
-func NewClient(ctx context.Context, opts ClientOptions) (*dynamodb.Client, error) {
+// Open builds the DynamoDB client of opts (NewClient) and the store on it
+// (New): what a process that needs no other AWS client does.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	client, err := NewClient(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return New(ctx, client, opts)
+}
+
+// NewClient builds a DynamoDB client for opts.Endpoint and opts.Region with
+// the standard AWS credential and region chain: LoadAWSConfig, then
+// NewClientFromConfig. Build it once per process (Lambda init), not per
+// request.
+func NewClient(ctx context.Context, opts Options) (*dynamodb.Client, error) {
 	cfg, err := LoadAWSConfig(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -43,7 +45,7 @@ func NewClient(ctx context.Context, opts ClientOptions) (*dynamodb.Client, error
 // (the Lambda functions read Secrets Manager) loads it once and builds every
 // client from it. With an Endpoint and no credentials in the chain it uses
 // dummy static credentials, as DynamoDB Local accepts any.
-func LoadAWSConfig(ctx context.Context, opts ClientOptions) (aws.Config, error) {
+func LoadAWSConfig(ctx context.Context, opts Options) (aws.Config, error) {
 	loadOpts := []func(*config.LoadOptions) error{
 		// A BuildableClient, not a plain *http.Client: the config loader
 		// must be able to add a custom CA bundle (AWS_CA_BUNDLE) to it.
@@ -82,7 +84,7 @@ func LoadAWSConfig(ctx context.Context, opts ClientOptions) (aws.Config, error) 
 
 // NewClientFromConfig builds the DynamoDB client from a loaded config; optFns
 // add to the store's own options (the Lambda functions meter capacity).
-func NewClientFromConfig(cfg aws.Config, opts ClientOptions, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+func NewClientFromConfig(cfg aws.Config, opts Options, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	// Configure: throttling is retried a few times with short backoff; what
 	// remains becomes 503 ServerBusy, which the Azure SDKs retry themselves.
 	fns := append([]func(*dynamodb.Options){Configure, func(o *dynamodb.Options) {

@@ -70,8 +70,8 @@ func warmUp(b *testing.B, env *testEnv) {
 func benchLayouts(b *testing.B, run func(b *testing.B, env *testEnv, loc location)) {
 	for _, layout := range layouts {
 		b.Run(layout.name, func(b *testing.B) {
-			s := newTestStoreWith(b, layout.opts)
-			env := newEnv(b, s)
+			s := newTestStore(b)
+			env := layout.newEnv(b, s)
 			loc, err := s.locate(env.ctx, env.account, env.table)
 			if err != nil {
 				b.Fatal(err)

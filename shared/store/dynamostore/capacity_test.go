@@ -34,7 +34,7 @@ func throughProxy(t *testing.T, capacity dynamoproxy.Capacity) (*dynamoproxy.Pro
 // times one key's capacity, since it works on the shards at once.
 func TestPurgeWithinKeyCapacity(t *testing.T) {
 	t.Parallel()
-	base := newSharedStore(t, Options{PurgeGrace: time.Millisecond, PurgeKeyRate: spreadload.KeyCapacity / 2})
+	base := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond, PurgeKeyRate: spreadload.KeyCapacity / 2})
 	env := newEnv(t, base)
 	const partitions, perPartition = 100, 3
 	for p := range partitions {

@@ -24,18 +24,23 @@ const (
 	catAccount  = "Account"
 	catKey      = "Key"
 	catName     = "Name"     // the table name in the case it was created with
-	catState    = "State"    // stateCreating, stateActive or stateDeleting
+	catState    = "State"    // stateActive or stateDeleted (stateCreating, stateDeleting: earlier releases)
 	catPhysical = "Physical" // the DynamoDB table holding the entities
-	catMarker   = "Marker"   // identifies the CreateTable call that owns a creating item
-	catSince    = "Since"    // when the item entered its state (RFC 3339)
+	catMarker   = "Marker"   // identifies the Create Table call that wrote the entry
+	catSince    = "Since"    // when the entry entered its state (RFC 3339)
 	catACL      = "ACL"      // list of stored access policies
 	catDoc      = "Doc"      // the service properties document
 
 	tableKeyPrefix = "table:"
 	serviceKey     = "service"
 
+	stateActive = "active"
+	// stateCreating and stateDeleting are the states an earlier release's
+	// per-table Create or Delete Table passed through, and left behind when
+	// it stopped half way: no table is served from them (only active
+	// entries are), and the next Create Table of the name hands their
+	// DynamoDB table to the purge (placement.go, handOver).
 	stateCreating = "creating"
-	stateActive   = "active"
 	stateDeleting = "deleting"
 )
 
@@ -54,14 +59,14 @@ func tableKey(account, table string) item {
 }
 
 // GetTable returns the table's info from the catalog: one consistent
-// GetItem, of one of the entry's copies with a shared table (copies.go),
-// since stored access policies are read with every request that names one.
+// GetItem, of one of the entry's copies (copies.go), since stored access
+// policies are read with every request that names one.
 func (s *Store) GetTable(ctx context.Context, account, table string) (store.TableInfo, error) {
 	it, err := s.readTableEntry(ctx, "get table", account, table)
 	if err != nil {
 		return store.TableInfo{}, err
 	}
-	if it == nil || stringAttr(it, catState) != stateActive && !s.finishIfActive(ctx, account, table, it) {
+	if it == nil || stringAttr(it, catState) != stateActive {
 		return store.TableInfo{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 	}
 	return tableInfo(it)
@@ -96,9 +101,9 @@ func tableInfo(it item) (store.TableInfo, error) {
 // or restored or restarted empty), and with it the list of tables. The error
 // names the table and what to do, wraps store.ErrUnavailable (503: nothing
 // was done), and the store keeps no state about it, so requests succeed
-// again as soon as the table is back, without a restart. With
-// Options.RecreateCatalog the store re-creates it empty at once, as New does
-// at first start.
+// again as soon as the table is back, without a restart. On a local
+// endpoint (Options.Endpoint) the store re-creates it empty at once, as New
+// does at first start.
 func (s *Store) catalogErr(ctx context.Context, op string, err error) error {
 	if !isTableMissing(err) {
 		return mapErr(op, err)
@@ -109,9 +114,8 @@ func (s *Store) catalogErr(ctx context.Context, op string, err error) error {
 // sharedTableErr is what an entity operation on the shared table answers
 // when DynamoDB says the shared table itself is missing: a broken
 // deployment, as for the catalog (catalogErr), not a missing Azure table.
-// A DynamoDB Local restarted in memory loses both, and with
-// Options.RecreateCatalog both come back empty, whichever a request meets
-// first.
+// A DynamoDB Local restarted in memory loses both, and on a local endpoint
+// both come back empty, whichever a request meets first.
 func (s *Store) sharedTableErr(ctx context.Context, loc location, err error) error {
 	if !loc.shared() || loc.table != s.opts.SharedTable || !errors.Is(err, store.ErrTableNotFound) {
 		return err
@@ -121,10 +125,10 @@ func (s *Store) sharedTableErr(ctx context.Context, loc location, err error) err
 
 // lostTable is the answer to a request that found one of the deployment's
 // own DynamoDB tables (the catalog, the shared table) missing: 503 with
-// what to do; with Options.RecreateCatalog, both are created again, empty,
-// as New does at first start.
+// what to do; on a local endpoint, both are created again, empty, as New
+// does at first start.
 func (s *Store) lostTable(ctx context.Context, op, name, holds string) error {
-	if !s.opts.RecreateCatalog {
+	if !s.opts.createsTables {
 		return fmt.Errorf("dynamostore: %s: the table %s does not exist: DynamoDB lost it (deleted, or restored or restarted empty), and %s with it. "+
 			"Restore it (point-in-time recovery), or redeploy the stack to create it empty; requests succeed again once it is back: %w",
 			op, name, holds, store.ErrUnavailable)
@@ -187,7 +191,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 			if q.After != "" && lower <= q.After {
 				continue
 			}
-			if stringAttr(it, catState) != stateActive && !s.finishIfActive(ctx, account, stringAttr(it, catName), it) {
+			if stringAttr(it, catState) != stateActive {
 				continue
 			}
 			info, err := tableInfo(it)
@@ -218,47 +222,15 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 	}
 }
 
-// SetTableACL replaces the table's stored access policies: one conditional
-// UpdateItem on the catalog, or with a shared table, one transaction that
-// writes the entry and its copies (setTableACLWithCopies).
-func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
-	if s.opts.SharedTable != "" {
-		return s.setTableACLWithCopies(ctx, account, table, acl)
-	}
-	in := &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.opts.CatalogTable),
-		Key:                      tableKey(account, table),
-		ConditionExpression:      aws.String("#s = :active"),
-		ExpressionAttributeNames: map[string]string{"#s": catState, "#acl": catACL},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":active": &types.AttributeValueMemberS{Value: stateActive},
-		},
-	}
-	if len(acl) == 0 {
-		in.UpdateExpression = aws.String("REMOVE #acl")
-	} else {
-		in.UpdateExpression = aws.String("SET #acl = :acl")
-		in.ExpressionAttributeValues[":acl"] = encodeACL(acl)
-	}
-	cctx, cancel := s.call(ctx)
-	defer cancel()
-	if _, err := s.db.UpdateItem(cctx, in); err != nil {
-		if _, ok := isConditionFailed(err); ok {
-			return fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
-		}
-		return s.catalogErr(ctx, "set table ACL", err)
-	}
-	return nil
-}
-
 // entryWriteAttempts bounds the read-and-write rounds of a change to a
 // table's entry that other writers keep changing.
 const entryWriteAttempts = 3
 
-// setTableACLWithCopies replaces the stored access policies of the entry
-// as read, in one transaction with its copies, conditioned on the entry
-// being unchanged since; a change meanwhile makes it read again.
-func (s *Store) setTableACLWithCopies(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
+// SetTableACL replaces the table's stored access policies: it reads the
+// entry, then writes it in one transaction with its copies, conditioned
+// on the entry being unchanged since; a change meanwhile makes it read
+// again.
+func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []model.SignedIdentifier) error {
 	for range entryWriteAttempts {
 		it, err := s.readEntry(ctx, "set table ACL", account, table)
 		if err != nil {

@@ -29,12 +29,13 @@ func loseCatalog(t *testing.T, s *Store) {
 	}
 }
 
-// Issue 12 row 11: with the catalog gone, every catalog operation fails with
-// an error that names the catalog table and says what to do, as 503 (not
-// performed); once the table is back, the same Store works again.
+// TestLostCatalogRecoversWhenBack: on AWS, with the catalog gone, every
+// catalog operation fails with an error that names the catalog table and
+// says what to do, as 503 (not performed); once the table is back, the
+// same Store works again.
 func TestLostCatalogRecoversWhenBack(t *testing.T) {
 	t.Parallel()
-	s := newTestStore(t)
+	s := onAWS(t, newTestStore(t))
 	env := newEnv(t, s)
 	loseCatalog(t, s)
 
@@ -63,12 +64,13 @@ func TestLostCatalogRecoversWhenBack(t *testing.T) {
 	}
 }
 
-// With RecreateCatalog (the local server) the first request that finds the
-// catalog missing re-creates it and answers 503, which the Azure SDKs
-// retry; the retry works.
+// TestLostCatalogRecreated: on a local endpoint (the local server on
+// DynamoDB Local) the first request that finds the catalog missing
+// re-creates it and answers 503, which the Azure SDKs retry; the retry
+// works.
 func TestLostCatalogRecreated(t *testing.T) {
 	t.Parallel()
-	s := newTestStoreWith(t, Options{RecreateCatalog: true})
+	s := newTestStore(t)
 	env := newEnv(t, s)
 	loseCatalog(t, s)
 
@@ -82,38 +84,6 @@ func TestLostCatalogRecreated(t *testing.T) {
 	page, err := s.QueryTables(env.ctx, env.account, store.TableQuery{})
 	if err != nil || len(page.Tables) != 1 {
 		t.Fatalf("QueryTables after the re-creation: %+v, %v", page.Tables, err)
-	}
-}
-
-// A Create Table whose catalog writes were applied but whose answers were
-// lost (a timeout after sending, then a retry) meets its own writes: the
-// claim with its own marker, the table already active. Both count as done,
-// not as 409 TableAlreadyExists.
-func TestCreateTableCatalogWritesAreIdempotent(t *testing.T) {
-	t.Parallel()
-	s := newTestStore(t)
-	ctx := dynamolocal.Context(t, testTimeout)
-	phys, err := s.physicalName("acct", "Retried")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const marker = "marker-1"
-	for i := range 2 {
-		if claimed, _, err := s.claimTable(ctx, "acct", "Retried", phys, marker); !claimed || err != nil {
-			t.Fatalf("claim %d: %t, %v", i, claimed, err)
-		}
-	}
-	for i := range 2 {
-		if err := s.createPhysical(ctx, "acct", "Retried", phys, marker); err != nil {
-			t.Fatalf("create %d: %v", i, err)
-		}
-	}
-	if info, err := s.GetTable(ctx, "acct", "Retried"); err != nil || info.Name != "Retried" {
-		t.Fatalf("GetTable: %+v, %v", info, err)
-	}
-	// Another creator's claim on the name is still a conflict.
-	if claimed, _, err := s.claimTable(ctx, "acct", "Retried", phys, "marker-2"); claimed || !errors.Is(err, store.ErrTableExists) {
-		t.Fatalf("a second creator: %t, %v", claimed, err)
 	}
 }
 
@@ -133,7 +103,7 @@ func deleteTable(t *testing.T, name string) {
 }
 
 // TestLostSharedTableRecreated: a DynamoDB Local restarted in memory loses
-// the catalog and the shared table. With RecreateCatalog (the local
+// the catalog and the shared table. On a local endpoint (the local
 // server), whichever request meets the loss first, a catalog read or an
 // entity operation through a cached look-up, re-creates both and answers
 // 503, which the SDKs retry; then Create Table and the table's entities
@@ -143,7 +113,7 @@ func TestLostSharedTableRecreated(t *testing.T) {
 	for _, first := range []string{"CatalogRead", "EntityOperation"} {
 		t.Run(first, func(t *testing.T) {
 			t.Parallel()
-			s := newSharedStore(t, Options{RecreateCatalog: true, CatalogCacheTTL: time.Hour})
+			s := newTestStoreWith(t, Options{CatalogCacheTTL: time.Hour})
 			env := newEnv(t, s)
 			env.insert(newEntity("p", "before", nil)) // the look-up is cached from here on
 			deleteTable(t, s.opts.SharedTable)
@@ -170,13 +140,13 @@ func TestLostSharedTableRecreated(t *testing.T) {
 	}
 }
 
-// TestLostSharedTableOnAWS: without RecreateCatalog (on AWS the shared
-// table is a stack resource), an entity operation that finds it missing
-// answers 503 naming it and what to do, not 404 TableNotFound: the Azure
-// table exists; the deployment lost its storage.
+// TestLostSharedTableOnAWS: on AWS, where the shared table is a stack
+// resource, an entity operation that finds it missing answers 503 naming
+// it and what to do, not 404 TableNotFound: the Azure table exists; the
+// deployment lost its storage.
 func TestLostSharedTableOnAWS(t *testing.T) {
 	t.Parallel()
-	s := newSharedStore(t, Options{})
+	s := onAWS(t, newTestStore(t))
 	env := newEnv(t, s)
 	deleteTable(t, s.opts.SharedTable)
 	_, err := s.GetEntity(env.ctx, env.account, env.table, "p", "r")

@@ -49,13 +49,9 @@ func TestNewClientAgainstLocal(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "")
 	t.Setenv("AWS_PROFILE", "")
 	ctx := dynamolocal.Context(t, time.Minute)
-	client, err := NewClient(ctx, ClientOptions{Endpoint: endpoint})
+	s, err := Open(ctx, Options{Endpoint: endpoint, TablePrefix: dynamolocal.UniqueName("nc") + "."})
 	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
-	s, err := New(ctx, client, Options{TablePrefix: dynamolocal.UniqueName("nc") + "."})
-	if err != nil {
-		t.Fatalf("New: %v", err)
+		t.Fatalf("Open: %v", err)
 	}
 	if _, err := s.CreateTable(ctx, "acct", "Tbl"); err != nil {
 		t.Fatalf("CreateTable: %v", err)
@@ -86,7 +82,7 @@ func TestNewClientWithEndpointSkipsIMDS(t *testing.T) {
 	t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", "")
 	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "")
 	ctx := dynamolocal.Context(t, 30*time.Second)
-	client, err := NewClient(ctx, ClientOptions{Endpoint: "http://127.0.0.1:1"})
+	client, err := NewClient(ctx, Options{Endpoint: "http://127.0.0.1:1"})
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}

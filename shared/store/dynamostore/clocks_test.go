@@ -26,8 +26,8 @@ func TestTimestampsAcrossClocks(t *testing.T) {
 	t.Parallel()
 	for _, layout := range layouts {
 		t.Run(layout.name, func(t *testing.T) {
-			base := newTestStoreWith(t, layout.opts)
-			env := newEnv(t, base)
+			base := newTestStore(t)
+			env := layout.newEnv(t, base)
 			other := sibling(t, base)
 			start := time.Now()
 			ahead, err := tables.New(base, tables.Options{Now: func() time.Time { return time.Now().Add(time.Hour) }})
@@ -130,8 +130,8 @@ func TestRecreatedEntityKeepsNoRaisedTimestamp(t *testing.T) {
 				}
 				return out, md, err
 			})
-			s := newTestStoreWith(t, layout.opts, hook)
-			env := newEnv(t, s)
+			s := newTestStore(t, hook)
+			env := layout.newEnv(t, s)
 			other := sibling(t, s)
 			// Both writes were assigned a Timestamp before the stored one's,
 			// so both raise past it.

@@ -14,8 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Copies of a table's catalog entry (the shared layout; docs/dynamodb.md,
-// "Table look-ups").
+// Copies of a table's catalog entry (docs/dynamodb.md, "Table look-ups").
 //
 // Every entity operation needs its table's entry (where the table lives,
 // and whether it still exists), and the functions read it with each
@@ -71,13 +70,9 @@ func copyKey(account, table string, n int) item {
 	}
 }
 
-// readTableEntry is how the request path reads a table's entry: with a
-// shared table, from one of its copies (see above), else from the entry.
-// nil when there is none.
+// readTableEntry is how the request path reads a table's entry: from one
+// of its copies (see above). nil when there is none.
 func (s *Store) readTableEntry(ctx context.Context, op, account, table string) (item, error) {
-	if s.opts.SharedTable == "" {
-		return s.readEntry(ctx, op, account, table)
-	}
 	cctx, cancel := s.call(ctx)
 	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.opts.CatalogTable),

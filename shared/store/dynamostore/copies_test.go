@@ -61,7 +61,7 @@ func (c *catalogReads) take() map[string]int {
 func TestLookupsSpreadOverCopies(t *testing.T) {
 	t.Parallel()
 	reads := &catalogReads{}
-	s := newSharedStore(t, Options{ConfirmTable: true}, reads.option)
+	s := newTestStoreWith(t, Options{ConfirmTable: true}, reads.option)
 	env := newEnv(t, s)
 	if _, err := s.CreateTable(env.ctx, env.account, "Second"); err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestLookupsSpreadOverCopies(t *testing.T) {
 }
 
 // putOldEntry writes a table's catalog entry as the release before copies
-// wrote it (createShared's PutItem then): no Rev, no copies.
+// wrote it (Create Table's PutItem then): no Rev, no copies.
 func putOldEntry(t *testing.T, s *Store, account, table string) string {
 	t.Helper()
 	id := newGen()
@@ -130,7 +130,7 @@ func putOldEntry(t *testing.T, s *Store, account, table string) string {
 func TestCopiesOfEarlierEntries(t *testing.T) {
 	t.Parallel()
 	counter := newCallCounter()
-	s := newSharedStore(t, Options{ConfirmTable: true}, counter.option)
+	s := newTestStoreWith(t, Options{ConfirmTable: true}, counter.option)
 	ctx := dynamolocal.Context(t, testTimeout)
 	other := sibling(t, s)
 	id := putOldEntry(t, s, "acct", "Earlier")
@@ -178,7 +178,7 @@ func TestCopiesOfEarlierEntries(t *testing.T) {
 // is (a renewal that read the entry before a change writes nothing).
 func TestCopyOutOfDateIsNotTrusted(t *testing.T) {
 	t.Parallel()
-	s := newSharedStore(t, Options{})
+	s := newTestStore(t)
 	env := newEnv(t, s)
 	ctx := env.ctx
 	entry, err := s.readEntry(ctx, "test", env.account, env.table)
@@ -229,7 +229,7 @@ func TestCopyOutOfDateIsNotTrusted(t *testing.T) {
 func TestTableACLThroughCopies(t *testing.T) {
 	t.Parallel()
 	reads := &catalogReads{}
-	s := newSharedStore(t, Options{})
+	s := newTestStore(t)
 	env := newEnv(t, s)
 	other := sibling(t, s, reads.option)
 	acl := []model.SignedIdentifier{{ID: "readers", Permission: "r", Expiry: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}}
@@ -261,7 +261,7 @@ func TestTableACLThroughCopies(t *testing.T) {
 // created again before the purge ends keeps its entry and copies.
 func TestPurgeRemovesTombstones(t *testing.T) {
 	t.Parallel()
-	s := newSharedStore(t, Options{PurgeGrace: time.Nanosecond})
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Nanosecond})
 	env := newEnv(t, s)
 	if _, err := s.CreateTable(env.ctx, env.account, "Again"); err != nil {
 		t.Fatal(err)
@@ -313,7 +313,7 @@ func TestListingCostWithDeletedNames(t *testing.T) {
 		deleted = n // make long-dynamodb: 10,000
 	}
 	scanned := &scannedCounter{}
-	s := newSharedStore(t, Options{PurgeGrace: time.Nanosecond}, scanned.option)
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Nanosecond}, scanned.option)
 	ctx := dynamolocal.Context(t, 2*time.Minute+time.Duration(deleted)*100*time.Millisecond)
 	const live = 5
 	for i := range live {

@@ -3,16 +3,16 @@
 // the data stays readable with any AWS tool, and it spends the fewest
 // requests the Azure semantics allow.
 //
-// # Layouts
+// # One item format, two places
 //
-// Two layouts, and one deployment can hold both: each catalog entry says
-// where its table lives.
-//
-//   - Shared (Options.SharedTable; the default of template.yaml and of
-//     `serve -store dynamodb`): every Azure table of the deployment, of
-//     every account, in one DynamoDB table. See "Shared layout" below.
-//   - Per table (the layout of earlier releases, still served): one
-//     DynamoDB table per Azure table. See "Tables".
+// Create Table puts every Azure table of the deployment, of every account,
+// in one DynamoDB table (Options.SharedTable; see "Shared layout" below).
+// Tables the releases before it created keep their DynamoDB table of their
+// own and are served where they are: a placement, whose catalog entry
+// names that table and no id (location.go; docs/design.md, "One item
+// format"). Both hold entities as the same items; only the key prefix
+// differs. Nothing creates a per-table DynamoDB table any more; `dynamodb
+// move-to-shared` (move.go) brings a placement into the shared table.
 //
 // # Shared layout
 //
@@ -24,7 +24,7 @@
 //
 // Keys: the hash key PartitionKey holds "<account>/<id>/" and the encoded
 // Azure PartitionKey, the range key RowKey the encoded RowKey; every
-// property stays its own attribute, as in the per-table layout, so items
+// property stays its own attribute, as in a placement, so items
 // stay readable with AWS tools. The id is a random 64-bit number (16 hex
 // digits) the catalog assigns at Create Table: a table deleted and created
 // again under the same name never sees the old one's entities. Azure
@@ -44,7 +44,7 @@
 // parallel under Options.PurgeRate and Options.PurgeKeyRate, from a
 // scheduled Lambda function on AWS and from the server itself on `serve`,
 // then removes the tombstone. It costs a write unit per item (twice: the
-// index's copy too), where the per-table layout's DeleteTable is free.
+// index's copy too), where a placement's DeleteTable is free.
 //
 // Look-ups: an entity operation must know its table's id. It reads one of
 // the 16 copies of the table's catalog entry, each under a partition key
@@ -68,38 +68,22 @@
 // on demand, 40,000 read and 40,000 write units per second by default
 // (raised through Service Quotas), against Azure's scalability target of
 // 20,000 entities per second for a whole storage account. One busy Azure
-// table spreads over DynamoDB partitions by its PartitionKeys, as in the
-// per-table layout (each partition takes 1,000 WCU and 3,000 RCU per
-// second), and its index writes over 20 shards.
+// table spreads over DynamoDB partitions by its PartitionKeys, as in a
+// placement (each partition takes 1,000 WCU and 3,000 RCU per second), and
+// its index writes over 20 shards.
 //
-// # Tables (the per-table layout)
+// # The catalog
 //
-// Each Azure table is one DynamoDB table named TablePrefix + account + "." +
-// lower-cased table name (bytes outside [A-Za-z0-9-] escaped as _xx), with
-// hash key PartitionKey (S), range key RowKey (S) and on-demand
-// (PAY_PER_REQUEST) capacity. A catalog table (Options.CatalogTable, created
-// by New when missing, unless Options.RequireCatalog: Settings sets that
-// for every endpoint but a local one) holds, per account, each table's name in the case it
-// was created with (names are case-insensitive but keep their case), its
-// state and its stored access policies, and the account's service
-// properties document.
-//
-// CreateTable returns once the new DynamoDB table is ACTIVE (bounded by
-// Options.TableWaitTimeout). While DynamoDB still drops a deleted table, its
-// name answers store.ErrTableBeingDeleted, as Azure answers 409
-// TableBeingDeleted. See tables.go for the catalog states and how a crashed
-// create or delete is finished by the next CreateTable, and halfcreated.go
-// for a create that gave up after its DynamoDB table existed: a Create
-// Table retry adopts it at once, and Get Table, List Tables and Delete
-// Table finish it once its DynamoDB table is ACTIVE, so it is never usable
-// for long without being listed.
-//
-// Quota: an AWS account may have 2,500 DynamoDB tables per region by default,
-// adjustable to 10,000 through Service Quotas, and one table per Azure table
-// counts against it (plus the catalog). Beyond it, or with more than 500
-// tables being created or deleted at once, CreateTable fails with
-// store.ErrBusy (DynamoDB's LimitExceededException), which the service
-// answers 503 ServerBusy, as Azure does for account limits.
+// A catalog table (Options.CatalogTable, created by New when missing on a
+// local endpoint only, see Options.Endpoint) holds, per account, each table's name in the case it was
+// created with (names are case-insensitive but keep their case), where it
+// lives, its state and its stored access policies, and the account's
+// service properties document. Placements are named TablePrefix + account
+// + "." + lower-cased table name (bytes outside [A-Za-z0-9-] escaped as
+// _xx); their entries name that table. An entry an earlier release's
+// per-table Create or Delete Table left half way (creating, deleting) is no
+// table, and the next Create Table of the name hands its DynamoDB table to
+// the purge (placement.go).
 //
 // # Entities
 //
@@ -151,7 +135,8 @@
 //	Write of several ops    1 TransactWriteItems (DynamoDB's 100 actions and
 //	                        4 MB, like Azure's 100 operations and 4 MiB)
 //	QueryEntities           Query (PartitionKey equality), a Query per order
-//	                        index shard (ordered layout), or Scan pages
+//	                        index shard, or Scan pages (a placement
+//	                        without the index)
 //
 // Overflow items are extra actions in a batch's transaction: a batch of
 // large entities that would pass DynamoDB's 100 actions or 4 MiB fails with
@@ -216,8 +201,8 @@
 //
 // # Ordered layout
 //
-// DynamoDB orders a table by the hash of its hash key, so in the ordered
-// layout (Options.Layout, the default) each table also has a global
+// DynamoDB orders a table by the hash of its hash key, so the shared table
+// (and each placement created since the index existed) also has a global
 // secondary index, order-20, that holds the entities in key order:
 //
 //   - hash key $s (N), the shard: FNV-1a of the stored keys mod 20. The
@@ -264,8 +249,8 @@
 // indexed item) or TransactWriteItems as the entity, so the index never
 // disagrees with the table about which entities exist. Overflow items of
 // large entities never carry them and stay out of the index. They are
-// written in the unordered layout too (they add the keys' length and a few
-// bytes to an item), so a table gains the index without a rewrite.
+// written in a placement without the index too (they add the keys' length
+// and a few bytes to an item).
 //
 // Consistency: a global secondary index is eventually consistent, and
 // DynamoDB offers no consistent read of one. A query across partitions
@@ -279,13 +264,14 @@
 // like the table write), and the index stores a copy of every entity, so
 // write capacity and storage about double.
 //
-// Older tables: a table without the index answers "does not have the
-// specified index" (or is still backfilling it: DescribeTable, not the
-// message, tells which, see orderIndexUnusable); the query then Scans, and
-// the store Scans that table for a minute before trying the index again.
-// AddOrderIndex (`tablebridge dynamodb add-index`) writes $s and $o on
-// entities that lack them (written before they existed), adds the index and
-// waits until DynamoDB has built it.
+// Placements without the index (created before it existed, or by the
+// unordered layout of earlier releases): a Query of the index answers
+// "does not have the specified index" (DescribeTable, not the message,
+// tells it from a backfilling index, see orderIndexUnusable); the query
+// then Scans, and the store Scans that table for a minute before trying
+// the index again. MoveToShared (`tablebridge dynamodb move-to-shared`)
+// gives the table the index: it computes $s and $o for every entity it
+// copies, those written before they existed included.
 //
 // # Errors
 //

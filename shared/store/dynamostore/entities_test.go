@@ -90,18 +90,33 @@ func TestPropertyNames(t *testing.T) {
 	}
 }
 
+// TestKeyLimits: keys up to DynamoDB's limits are stored, and longer ones
+// get ErrKeyTooLong, in a placement (2,048 bytes of PartitionKey) and in
+// the shared table (2,048 bytes less the table's key prefix).
 func TestKeyLimits(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t, newTestStore(t))
+	for _, layout := range layouts {
+		t.Run(layout.name, func(t *testing.T) {
+			env := layout.newEnv(t, newTestStore(t))
+			loc, err := env.s.locate(env.ctx, env.account, env.table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testKeyLimits(t, env, loc.maxPKBytes())
+		})
+	}
+}
+
+func testKeyLimits(t *testing.T, env *testEnv, pkLimit int) {
 	cases := []struct {
 		name    string
 		pk, rk  string
 		props   props
 		wantErr error
 	}{
-		{"PartitionKeyAtLimit", strings.Repeat("p", 2048), "r", nil, nil},
-		{"PartitionKeyThreeByteAtLimit", strings.Repeat("中", 682), "r", nil, nil}, // 2046 bytes
-		{"PartitionKeyOverLimit", strings.Repeat("p", 2049), "r", nil, store.ErrKeyTooLong},
+		{"PartitionKeyAtLimit", strings.Repeat("p", pkLimit), "r", nil, nil},
+		{"PartitionKeyThreeByteAtLimit", strings.Repeat("中", pkLimit/3), "r", nil, nil},
+		{"PartitionKeyOverLimit", strings.Repeat("p", pkLimit+1), "r", nil, store.ErrKeyTooLong},
 		{"RowKeyAtLimit", "p", strings.Repeat("r", 1024), nil, nil},
 		{"RowKeyOneKiBCharsTooLong", "p", strings.Repeat("é", 1024), nil, store.ErrKeyTooLong}, // Azure-legal, 2048 bytes
 		{"RowKeyAtLimitChunked", "p", strings.Repeat("s", 1022), binaries(8, 60<<10), nil},
@@ -121,7 +136,7 @@ func TestKeyLimits(t *testing.T) {
 				// A key DynamoDB cannot hold cannot be read either; a key
 				// only too long for overflow items can.
 				wantGet := store.ErrEntityNotFound
-				if len(c.pk) > maxHashKeyBytes || len(c.rk) > maxRangeKeyBytes {
+				if len(c.pk) > pkLimit || len(c.rk) > maxRangeKeyBytes {
 					wantGet = store.ErrKeyTooLong
 				}
 				if _, err := env.s.GetEntity(env.ctx, env.account, env.table, c.pk, c.rk); !errors.Is(err, wantGet) {

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
@@ -70,41 +71,6 @@ func TestMapErr(t *testing.T) {
 	}
 }
 
-func TestPhysicalName(t *testing.T) {
-	t.Parallel()
-	s := &Store{opts: Options{TablePrefix: "tb-"}.withDefaults()}
-	cases := []struct {
-		account, table, want string
-	}{
-		{"devstoreaccount1", "MyTable", "tb-devstoreaccount1.mytable"},
-		{"acct", "UPPER", "tb-acct.upper"},
-		{"a.b", "c", "tb-a_2eb.c"},               // a '.' in an account cannot fake the separator
-		{"a", "b.c", "tb-a.b_2ec"},               // nor in a table
-		{"a_b", "t", "tb-a_5fb.t"},               // '_' is escaped, so escapes are unambiguous
-		{"", "t", "tb-.t"},                       // prefix + "." + table: still a legal name
-		{"Acct", "t", "tb-Acct.t"},               // accounts match exactly: case kept
-		{"é", "t", "tb-_c3_a9.t"},                // non-ASCII bytes escaped
-		{"acct", "Ünï", "tb-acct._c3_bcn_c3_af"}, // lower-cased first
-	}
-	for _, c := range cases {
-		t.Run(c.want, func(t *testing.T) {
-			got, err := s.physicalName(c.account, c.table)
-			if err != nil || got != c.want {
-				t.Errorf("physicalName(%q, %q) = %q, %v; want %q", c.account, c.table, got, err, c.want)
-			}
-			if !validTableChars(got) {
-				t.Errorf("%q is not a legal DynamoDB table name", got)
-			}
-		})
-	}
-	if _, err := s.physicalName(strings.Repeat("a", 200), strings.Repeat("t", 63)); err == nil {
-		t.Error("a name over 255 characters was accepted")
-	}
-	if got, _ := s.physicalName("catalog", "x"); got == s.opts.CatalogTable {
-		t.Errorf("an Azure table maps to the catalog %q", got)
-	}
-}
-
 func TestNewRejectsBadOptions(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -114,7 +80,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}{
 		{"NilClient", nil, Options{}},
 		{"PrefixWithSlash", stubAPI{}, Options{TablePrefix: "a/b"}},
-		{"PrefixTooLong", stubAPI{}, Options{TablePrefix: strings.Repeat("p", 65)}},
+		{"PrefixTooLong", stubAPI{}, Options{TablePrefix: strings.Repeat("p", 250)}},
+		{"SharedBadChars", stubAPI{}, Options{SharedTable: "entities/1"}},
 		{"CatalogTooShort", stubAPI{}, Options{CatalogTable: "ab"}},
 		{"CatalogBadChars", stubAPI{}, Options{CatalogTable: "cat alog"}},
 	}
@@ -146,7 +113,8 @@ func (c *catalogStatusAPI) DescribeTable(context.Context, *dynamodb.DescribeTabl
 // TestNewUsesUpdatingCatalog: a table being UPDATING (a billing mode,
 // throughput or stream change, which can last an hour) stays available for
 // data operations, so New must take it as it is, not wait for ACTIVE; a
-// CREATING one is not writable yet and is waited for.
+// CREATING one is not writable yet and is waited for. (The same goes for
+// the shared table.)
 func TestNewUsesUpdatingCatalog(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -160,10 +128,11 @@ func TestNewUsesUpdatingCatalog(t *testing.T) {
 	for _, c := range cases {
 		t.Run(string(c.status), func(t *testing.T) {
 			api := &catalogStatusAPI{status: c.status}
-			_, err := New(t.Context(), api, Options{TableWaitTimeout: 300 * time.Millisecond})
+			// A local endpoint: New creates (and so describes) the catalog.
+			_, err := New(t.Context(), api, Options{Endpoint: "http://127.0.0.1:1", TableWaitTimeout: 300 * time.Millisecond})
 			switch {
-			case c.wantReady && (err != nil || api.describes != 1):
-				t.Errorf("New = %v after %d DescribeTable calls; want nil after 1", err, api.describes)
+			case c.wantReady && (err != nil || api.describes != 2):
+				t.Errorf("New = %v after %d DescribeTable calls; want nil after 2 (the catalog, the shared table)", err, api.describes)
 			case !c.wantReady && !errors.Is(err, store.ErrUnavailable):
 				t.Errorf("New = %v; want ErrUnavailable once the wait for ACTIVE ends", err)
 			}
@@ -171,10 +140,61 @@ func TestNewUsesUpdatingCatalog(t *testing.T) {
 	}
 }
 
+// TestLocalEndpoint: the store creates its catalog and shared table only
+// on an explicit endpoint on this machine (DynamoDB Local).
+func TestLocalEndpoint(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		endpoint string
+		want     bool
+	}{
+		{"", false},
+		{"http://127.0.0.1:8000", true},
+		{"http://localhost:8000", true},
+		{"http://[::1]:8000", true},
+		{"http://127.8.9.10:8000", true},
+		{"https://dynamodb.eu-west-1.amazonaws.com", false},
+		{"https://vpce-1a2b3c4d-5e6f.dynamodb.us-east-1.vpce.amazonaws.com", false},
+		{"http://10.0.0.5:8000", false},
+		{"http://host.docker.internal:8000", false},
+		{"http://localhost.example.com:8000", false},
+		{"::not a url", false},
+	} {
+		if got := (Options{Endpoint: c.endpoint}).withDefaults().createsTables; got != c.want {
+			t.Errorf("Options{Endpoint: %q} creates tables: %t, want %t", c.endpoint, got, c.want)
+		}
+	}
+}
+
+// TestRequireCatalog: on any endpoint but a local one (AWS's), New refuses
+// a missing catalog instead of creating it empty, and creates nothing.
+func TestRequireCatalog(t *testing.T) {
+	t.Parallel()
+	ctx := dynamolocal.Context(t, testTimeout)
+	client := dynamolocal.Client(t)
+	prefix := dynamolocal.UniqueName("tbreq") + "."
+	_, err := New(ctx, client, Options{TablePrefix: prefix})
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("New without a catalog = %v; want ErrUnavailable", err)
+	}
+	if _, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(prefix + "catalog")}); !isTableMissing(err) {
+		t.Fatalf("the catalog was created: %v", err)
+	}
+	// Once it exists (the stack made it), New opens it.
+	if _, err := New(ctx, client, Options{TablePrefix: prefix, Endpoint: dynamolocal.Endpoint(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(ctx, client, Options{TablePrefix: prefix}); err != nil {
+		t.Fatalf("New with the catalog there: %v", err)
+	}
+}
+
 func TestOpErrorIndex(t *testing.T) {
 	t.Parallel()
-	// Errors found before any request still name the op.
+	// Errors found before any request (the table's look-up is cached)
+	// still name the op.
 	s := &Store{opts: Options{}.withDefaults()}
+	s.cache.put("acct", "table", *testLoc, time.Hour)
 	ops := []store.Op{
 		{Kind: store.OpInsert, Entity: entityWith("p", "a", nil)},
 		{Kind: store.OpInsert, Entity: entityWith("p", strings.Repeat("r", 1025), nil)},

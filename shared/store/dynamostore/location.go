@@ -14,20 +14,29 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// location is where an Azure table's entities live: a DynamoDB table of
-// their own (the per-table layout), or the shared table under a key prefix
-// (the shared layout, see doc.go).
+// location is where an Azure table's entities live, as its catalog entry
+// says: the shared table under a key prefix (every table Create Table
+// creates, see doc.go), or a placement, a DynamoDB table of the table's
+// own, which releases before the shared table created (docs/design.md,
+// "One item format"). An entry with an id is in the shared table; one
+// without names its own DynamoDB table (catPhysical).
+//
+// A placement is served where it is: reads, writes, queries through its
+// order index or, on a table created without one, by Scan (merge.go);
+// Delete Table hands its DynamoDB table to the purge, and `dynamodb
+// move-to-shared` (move.go) brings it into the shared table. Nothing
+// creates one any more.
 //
 // The prefix is part of every stored PartitionKey of the table: the hash key
 // attribute holds "<account>/<id>/" followed by the encoded PartitionKey.
 // Azure forbids '/' in keys and account names, so the prefix ends
 // unambiguously. The code below the store's methods works on stored keys
-// and so never needs to know the layout, except where a key is encoded
+// and so never needs to know the placement, except where a key is encoded
 // (pk), decoded (unpk) or bounded (maxPKBytes), and for the order index's
 // hash key (shardValue).
 type location struct {
 	table  string // the DynamoDB table
-	prefix string // shared layout: "<account>/<id>/"; "" in the per-table layout
+	prefix string // the shared table: "<account>/<id>/"; "" in a placement
 	// frozen: the table is being moved into the shared layout (move.go)
 	// or restored (restore.go); writes answer store.ErrBusy until that
 	// ends.
@@ -50,8 +59,8 @@ func (l *location) unpk(s string) string { return decodeKey(strings.TrimPrefix(s
 func (l *location) maxPKBytes() int { return maxHashKeyBytes - len(l.prefix) }
 
 // shardValue is the order index's hash key of shard n: the number in a
-// per-table table, the prefix and the number in the shared table, whose
-// index holds every Azure table.
+// placement, the prefix and the number in the shared table, whose index
+// holds every Azure table.
 func (l *location) shardValue(n int) types.AttributeValue {
 	if l.shared() {
 		return &types.AttributeValueMemberS{Value: l.prefix + strconv.Itoa(n)}
@@ -59,9 +68,9 @@ func (l *location) shardValue(n int) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.Itoa(n)}
 }
 
-// locations caches catalog look-ups: entity operations on the shared layout
-// must know a table's id, and reading the catalog for each would double
-// their requests. An entry lives CatalogCacheTTL; this process's own
+// locations caches catalog look-ups: entity operations must know where
+// their table lives, and reading the catalog for each would double their
+// requests. An entry lives CatalogCacheTTL; this process's own
 // DeleteTable drops it at once. Another process (another Lambda execution
 // environment) keeps serving a deleted table for at most the TTL, which is
 // why a deleted name can be created again only after recreateDelay, and its
@@ -155,12 +164,10 @@ func (s *Store) onTable(ctx context.Context, account, table string, write bool, 
 	return opErr
 }
 
-// locate finds where the table's entities live. Without a shared table every
-// Azure table is its own DynamoDB table, whose name follows from the table's
-// (no request, as before the shared layout existed). With one, the catalog
-// entry says: one consistent GetItem of one of its copies, cached for
-// CatalogCacheTTL. A table
-// missing from the catalog, or not active, is store.ErrTableNotFound.
+// locate finds where the table's entities live, as its catalog entry says:
+// one consistent GetItem of one of the entry's copies, cached for
+// CatalogCacheTTL. A table missing from the catalog, or not active, is
+// store.ErrTableNotFound.
 func (s *Store) locate(ctx context.Context, account, table string) (location, error) {
 	loc, _, err := s.locateCached(ctx, account, table)
 	return loc, err
@@ -168,10 +175,6 @@ func (s *Store) locate(ctx context.Context, account, table string) (location, er
 
 // locateCached is locate, and whether the location came from the cache.
 func (s *Store) locateCached(ctx context.Context, account, table string) (location, bool, error) {
-	if s.opts.SharedTable == "" {
-		phys, err := s.physicalName(account, table)
-		return location{table: phys}, false, err
-	}
 	if loc, ok := s.cache.get(account, table); ok {
 		return loc, true, nil
 	}
@@ -189,7 +192,7 @@ func (s *Store) readLocation(ctx context.Context, account, table string) (locati
 	if it == nil || stringAttr(it, catState) != stateActive {
 		return location{}, fmt.Errorf("dynamostore: table %q: %w", table, store.ErrTableNotFound)
 	}
-	loc, err := s.entryLocation(account, table, it)
+	loc, err := entryLocation(account, table, it)
 	if err != nil {
 		return location{}, err
 	}
@@ -197,23 +200,18 @@ func (s *Store) readLocation(ctx context.Context, account, table string) (locati
 	return loc, nil
 }
 
-// entryLocation reads where a catalog entry's table lives. An entry with an
-// id is in the shared layout; one without (every entry written before the
-// shared layout existed) names its own DynamoDB table.
-func (s *Store) entryLocation(account, table string, it item) (location, error) {
+// entryLocation reads where a catalog entry's table lives: an entry with an
+// id is in the shared table; one without (every entry an earlier release
+// wrote before the shared table existed) is a placement, whose entry has
+// always named its DynamoDB table.
+func entryLocation(account, table string, it item) (location, error) {
 	phys := stringAttr(it, catPhysical)
+	if phys == "" {
+		return location{}, fmt.Errorf("%w: catalog entry of table %q names no DynamoDB table", errCorrupt, table)
+	}
 	frozen := stringAttr(it, catMoving) != "" || stringAttr(it, catRestoring) != ""
 	if id := stringAttr(it, catID); id != "" {
-		if phys == "" {
-			return location{}, fmt.Errorf("%w: catalog entry of table %q has an id but no table", errCorrupt, table)
-		}
 		return location{table: phys, prefix: sharedPrefix(account, id), frozen: frozen}, nil
-	}
-	if phys == "" {
-		var err error
-		if phys, err = s.physicalName(account, table); err != nil {
-			return location{}, err
-		}
 	}
 	return location{table: phys, frozen: frozen}, nil
 }

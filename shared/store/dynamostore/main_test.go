@@ -40,20 +40,26 @@ func newTestStoreWith(t testing.TB, opts Options, optFns ...func(*dynamodb.Optio
 	t.Helper()
 	client := dynamolocal.Client(t, optFns...)
 	opts.TablePrefix = dynamolocal.UniqueName("tb") + "."
-	if opts.SharedTable == sharedTestTable {
-		opts.SharedTable = opts.TablePrefix + "entities"
-	}
+	// A local endpoint: New creates the catalog and the shared table.
+	opts.Endpoint = dynamolocal.Endpoint(t)
 	s, err := New(dynamolocal.Context(t, testTimeout), client, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	if opts.SharedTable != "" {
-		// What template.yaml declares on AWS.
-		if err := s.ensureTable(dynamolocal.Context(t, testTimeout), s.sharedTableInput()); err != nil {
-			t.Fatalf("create the shared table: %v", err)
-		}
-	}
 	return s
+}
+
+// onAWS returns a store on s's tables that takes them as the stack's, as
+// on AWS (Options.Endpoint ""): it neither creates nor re-creates them.
+func onAWS(t testing.TB, s *Store, optFns ...func(*dynamodb.Options)) *Store {
+	t.Helper()
+	opts := s.opts
+	opts.Endpoint = ""
+	aws, err := New(dynamolocal.Context(t, testTimeout), dynamolocal.Client(t, optFns...), opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return aws
 }
 
 // testEnv is a store with one account and table, and helpers to drive it.
@@ -72,6 +78,32 @@ func newEnv(t testing.TB, s *Store) *testEnv {
 		t.Fatalf("CreateTable: %v", err)
 	}
 	return env
+}
+
+// newPlacementEnv is newEnv on a placement with the order index: the
+// table as an earlier release created it, a DynamoDB table of its own
+// (dynamolocal.CreatePerTable). Its entry has been looked up once, so it
+// has its copies, as after the first request that names it.
+func newPlacementEnv(t testing.TB, s *Store) *testEnv {
+	t.Helper()
+	env := &testEnv{t: t, s: s, ctx: dynamolocal.Context(t, testTimeout), account: "acct", table: "Table1"}
+	createPlacement(t, s, env.account, env.table, true)
+	if _, err := s.GetTable(env.ctx, env.account, env.table); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// createPlacement creates a table as an earlier release did, with the
+// order index or without, and returns its DynamoDB table.
+func createPlacement(t testing.TB, s *Store, account, table string, orderIndex bool) string {
+	t.Helper()
+	phys, err := dynamolocal.CreatePerTable(dynamolocal.Context(t, testTimeout), dynamolocal.Client(t),
+		dynamolocal.PerTable{Prefix: s.opts.TablePrefix, Account: account, Table: table, OrderIndex: orderIndex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return phys
 }
 
 // Timestamps: unique and increasing, 100 ns aligned, as the service assigns.
@@ -228,25 +260,14 @@ func contextWithTimeout(env *testEnv, d time.Duration) (context.Context, context
 	return context.WithTimeout(env.ctx, d)
 }
 
-// sharedTestTable in Options.SharedTable asks newTestStoreWith for a shared
-// table of the test's own.
-const sharedTestTable = "shared"
-
-// layouts are the two places the store keeps a new table's entities, for
-// the tests and benchmarks that run on both: a DynamoDB table of its own,
-// or the shared table (each test's own, through sharedTestTable).
+// layouts are the two places the store keeps a table's entities, for the
+// tests and benchmarks that run on both: the shared table (every table
+// Create Table makes), or a placement, a DynamoDB table of its own (the
+// tables of earlier releases).
 var layouts = []struct {
-	name string
-	opts Options
-}{{"PerTable", Options{}}, {"Shared", Options{SharedTable: sharedTestTable}}}
+	name   string
+	newEnv func(testing.TB, *Store) *testEnv
+}{{"Shared", newEnv}, {"Placement", newPlacementEnv}}
 
-// newSharedStore returns a store whose new tables go to a shared table of
-// the test's own.
-func newSharedStore(t testing.TB, opts Options, optFns ...func(*dynamodb.Options)) *Store {
-	t.Helper()
-	opts.SharedTable = sharedTestTable
-	return newTestStoreWith(t, opts, optFns...)
-}
-
-// testLoc is a per-table location for the unit tests of the item codec.
+// testLoc is a placement's location for the unit tests of the item codec.
 var testLoc = &location{table: "tbl"}

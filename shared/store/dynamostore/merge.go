@@ -28,8 +28,8 @@ import (
 var errNoOrderIndex = errors.New("dynamostore: table has no order index")
 
 // noIndexRecheck is how long a table found without the index is Scanned
-// before the index is tried again, so `dynamodb add-index` takes effect
-// without a restart.
+// before the index is tried again, so an index added to it meanwhile (by
+// hand) is used without a restart.
 const noIndexRecheck = time.Minute
 
 func (s *Store) orderIndexUsable(phys string) bool {
@@ -57,12 +57,18 @@ func (s *Store) orderIndexUnusable(ctx context.Context, phys string, err error) 
 	if derr != nil {
 		return false
 	}
-	for _, gsi := range desc.GlobalSecondaryIndexes {
+	gsi := orderIndexOf(desc)
+	return gsi == nil || gsi.IndexStatus != types.IndexStatusActive || aws.ToBool(gsi.Backfilling)
+}
+
+// orderIndexOf is a table's order index, nil when it has none.
+func orderIndexOf(desc *types.TableDescription) *types.GlobalSecondaryIndexDescription {
+	for i, gsi := range desc.GlobalSecondaryIndexes {
 		if aws.ToString(gsi.IndexName) == orderIndex {
-			return gsi.IndexStatus != types.IndexStatusActive || aws.ToBool(gsi.Backfilling)
+			return &desc.GlobalSecondaryIndexes[i]
 		}
 	}
-	return true
+	return nil
 }
 
 // keyed is an item read from the index with its Azure keys.

@@ -2,7 +2,6 @@ package dynamostore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -13,8 +12,9 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// Moving a table of the per-table layout into the shared table
-// (`tablebridge dynamodb move-to-shared`), one table at a time:
+// Moving a placement (an earlier release's table in a DynamoDB table of its
+// own, location.go) into the shared table (`tablebridge dynamodb
+// move-to-shared`), one table at a time:
 //
 //  1. Freeze: the catalog entry gets catMoving, the id the table will have.
 //     From then on its entity writes answer store.ErrBusy (503 ServerBusy,
@@ -37,24 +37,20 @@ import (
 // the table are refused from the freeze to the switch (MoveSettle plus the
 // copy and the verify); reads never stop.
 
-const catMoving = "Moving" // a per-table entry being moved: the id it will have
+const catMoving = "Moving" // a placement's entry being moved: the id it will have
 
 // MoveReport says what MoveToShared did to one table.
 type MoveReport struct {
 	Items    int  // items copied and verified
-	Moved    bool // false: the table was in the shared layout already
+	Moved    bool // false: the table was in the shared table already
 	Frozen   time.Duration
 	Physical string // the DynamoDB table it came from
 }
 
-// MoveToShared moves one Azure table of the per-table layout into the
-// shared table (see above), at the pace opts sets. It needs
-// Options.SharedTable.
+// MoveToShared moves one placement into the shared table (see above), at
+// the pace opts sets.
 func (s *Store) MoveToShared(ctx context.Context, account, table string, opts CopyOptions) (MoveReport, error) {
 	var rep MoveReport
-	if s.opts.SharedTable == "" {
-		return rep, errors.New("dynamostore: moving a table needs a shared table (Options.SharedTable)")
-	}
 	it, err := s.readEntry(ctx, "move table", account, table)
 	if err != nil {
 		return rep, err
@@ -68,7 +64,7 @@ func (s *Store) MoveToShared(ctx context.Context, account, table string, opts Co
 	if stringAttr(it, catRestoring) != "" {
 		return rep, fmt.Errorf("dynamostore: table %q is being restored; move it once the restore is done: %w", table, store.ErrBusy)
 	}
-	old, err := s.entryLocation(account, table, it)
+	old, err := entryLocation(account, table, it)
 	if err != nil {
 		return rep, err
 	}

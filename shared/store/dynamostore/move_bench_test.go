@@ -16,7 +16,7 @@ import (
 //	go test -run '^$' -bench MoveToShared -benchtime 1x ./shared/store/dynamostore -args -bench.moveitems 20000
 var benchMoveItems = flag.Int("bench.moveitems", 5000, "entities BenchmarkMoveToShared moves")
 
-// BenchmarkMoveToShared measures the move of one per-table table of
+// BenchmarkMoveToShared measures the move of one placement of
 // -bench.moveitems entities, 5 to a PartitionKey (a table spread over
 // partitions), into the shared table, with -settle cut to a millisecond:
 // what is left is the copy and its verification, the part of the freeze
@@ -27,9 +27,7 @@ func BenchmarkMoveToShared(b *testing.B) {
 		b.StopTimer()
 		old := newTestStore(b)
 		ctx := dynamolocal.Context(b, time.Hour)
-		if _, err := old.CreateTable(ctx, "acct", "Moved"); err != nil {
-			b.Fatal(err)
-		}
+		createPlacement(b, old, "acct", "Moved", true)
 		n := *benchMoveItems
 		for i := 0; i < n; i += 5 {
 			var ops []store.Op
@@ -41,13 +39,9 @@ func BenchmarkMoveToShared(b *testing.B) {
 			}
 		}
 		opts := old.opts
-		opts.SharedTable = opts.TablePrefix + "entities"
 		opts.MoveSettle = time.Millisecond
 		s, err := New(ctx, old.db, opts)
 		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

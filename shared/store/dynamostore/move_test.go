@@ -17,8 +17,8 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// TestMoveToShared moves tables that the per-table layout wrote into the
-// shared table: every entity (a chunked one, empty keys, every Edm type)
+// TestMoveToShared moves placements, tables an earlier release created in
+// DynamoDB tables of their own, into the shared table: every entity (a chunked one, empty keys, every Edm type)
 // reads back the same, queries keep their order, writes are refused while
 // the table is frozen and work after, the old DynamoDB table goes to the
 // purge, and a move stopped after its freeze resumes with the same id.
@@ -28,9 +28,7 @@ func TestMoveToShared(t *testing.T) {
 	ctx := dynamolocal.Context(t, testTimeout)
 	var written []*store.Op
 	for _, name := range []string{"Moved", "Resumed"} {
-		if _, err := old.CreateTable(ctx, "acct", name); err != nil {
-			t.Fatal(err)
-		}
+		createPlacement(t, old, "acct", name, true)
 	}
 	for i := range 30 {
 		e := newEntity(fmt.Sprintf("p%d", i%4), fmt.Sprintf("r%02d", i), props{"I": edm.NewInt64(int64(i) << 40), "D": edm.NewDouble(0.1 * float64(i)),
@@ -52,7 +50,6 @@ func TestMoveToShared(t *testing.T) {
 	}
 
 	opts := old.opts
-	opts.SharedTable = opts.TablePrefix + "entities"
 	opts.MoveSettle = 500 * time.Millisecond
 	opts.PurgeGrace = time.Millisecond
 	opts.CatalogCacheTTL = 50 * time.Millisecond
@@ -60,11 +57,7 @@ func TestMoveToShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
-		t.Fatal(err)
-	}
-	phys, _ := old.physicalName("acct", "Moved")
-	items := len(scanAll(t, old, phys))
+	items := len(scanAll(t, old, dynamolocal.PerTableName(opts.TablePrefix, "acct", "Moved")))
 	done := make(chan error, 1)
 	var rep MoveReport
 	go func() {
@@ -121,8 +114,8 @@ func TestMoveToShared(t *testing.T) {
 	if rep, err := s.Purge(ctx); err != nil || rep.Tables != 1 {
 		t.Errorf("Purge after the move = %+v, %v; want the old DynamoDB table", rep, err)
 	}
-	if status, err := s.tableStatus(ctx, rep.Physical); err != nil || status != "" {
-		t.Errorf("the old DynamoDB table after the purge: %q, %v", status, err)
+	if _, err := s.describe(ctx, rep.Physical); !errors.Is(err, store.ErrTableNotFound) {
+		t.Errorf("the old DynamoDB table after the purge: %v; want it gone", err)
 	}
 
 	// A move that stopped after its freeze: the entry holds the id.
@@ -174,9 +167,7 @@ func TestMoveToSharedUnderCapacity(t *testing.T) {
 			t.Parallel()
 			old := newTestStore(t)
 			ctx := dynamolocal.Context(t, testTimeout)
-			if _, err := old.CreateTable(ctx, "acct", "Spread"); err != nil {
-				t.Fatal(err)
-			}
+			createPlacement(t, old, "acct", "Spread", true)
 			const keys, perKey = 60, 2
 			for i := range keys {
 				var ops []store.Op
@@ -194,13 +185,9 @@ func TestMoveToSharedUnderCapacity(t *testing.T) {
 			}
 			defer proxy.Close()
 			opts := old.opts
-			opts.SharedTable = opts.TablePrefix + "entities"
 			opts.MoveSettle = 10 * time.Millisecond
 			s, err := New(ctx, dynamolocal.NewClient(proxy.URL(), Configure), opts)
 			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
 				t.Fatal(err)
 			}
 			before := proxy.Stats()

@@ -28,30 +28,6 @@ const (
 	orderSep = '\x00'
 )
 
-// Layout picks how the store creates tables (Options.Layout).
-type Layout string
-
-const (
-	// LayoutOrdered creates every table with the order index: queries
-	// across partitions come in key order and read only their key range,
-	// for an extra index write per entity write.
-	LayoutOrdered Layout = "ordered"
-	// LayoutUnordered creates tables without it: queries across partitions
-	// Scan the table and return partitions in hash order.
-	LayoutUnordered Layout = "unordered"
-)
-
-// ParseLayout reads a layout name; "" is the default, ordered.
-func ParseLayout(s string) (Layout, bool) {
-	switch Layout(s) {
-	case "", LayoutOrdered:
-		return LayoutOrdered, true
-	case LayoutUnordered:
-		return LayoutUnordered, true
-	}
-	return "", false
-}
-
 // fullOrderKey is the untruncated order encoding of stored keys.
 func fullOrderKey(pk, rk string) []byte {
 	b := make([]byte, 0, len(pk)+1+len(rk))
@@ -102,15 +78,12 @@ func orderIndexDefinition() types.GlobalSecondaryIndex {
 	}
 }
 
-// orderAttributeDefinitions types the index keys: the shard is a number in a
-// per-table table and a string (prefix and number) in the shared one.
-func orderAttributeDefinitions(shared bool) []types.AttributeDefinition {
-	shardType := types.ScalarAttributeTypeN
-	if shared {
-		shardType = types.ScalarAttributeTypeS
-	}
+// orderAttributeDefinitions types the shared table's index keys: the shard
+// is a string there, the prefix and the number (a number in a placement,
+// whose index an earlier release created).
+func orderAttributeDefinitions() []types.AttributeDefinition {
 	return []types.AttributeDefinition{
-		{AttributeName: aws.String(attrShard), AttributeType: shardType},
+		{AttributeName: aws.String(attrShard), AttributeType: types.ScalarAttributeTypeS},
 		{AttributeName: aws.String(attrOrder), AttributeType: types.ScalarAttributeTypeB},
 	}
 }

@@ -5,11 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -155,11 +156,14 @@ func TestIndexMatchesEntities(t *testing.T) {
 		store.Op{Kind: store.OpDelete, Entity: newEntity("a", "2", nil)},
 	)
 	env.mustWrite(store.Op{Kind: store.OpMerge, Entity: newEntity("d", "single", nil)})
-	phys, _ := env.s.physicalName(env.account, env.table)
+	loc, err := env.s.locate(env.ctx, env.account, env.table)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var indexed []string
 	var start item
 	for {
-		out, err := env.s.db.Scan(env.ctx, &dynamodb.ScanInput{TableName: aws.String(phys), IndexName: aws.String(orderIndex), ExclusiveStartKey: start})
+		out, err := env.s.db.Scan(env.ctx, &dynamodb.ScanInput{TableName: aws.String(loc.table), IndexName: aws.String(orderIndex), ExclusiveStartKey: start})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +172,7 @@ func TestIndexMatchesEntities(t *testing.T) {
 			if _, chunk := splitRowKey(rk); chunk > 0 {
 				t.Errorf("overflow item %q/%q is in the index", pk, rk)
 			}
-			indexed = append(indexed, k(decodeKey(pk), decodeKey(rk)))
+			indexed = append(indexed, k(loc.unpk(pk), decodeKey(rk)))
 		}
 		if start = out.LastEvaluatedKey; start == nil {
 			break
@@ -189,12 +193,16 @@ func TestIndexMatchesEntities(t *testing.T) {
 	}
 }
 
-// TestAddOrderIndexToOldTable writes a table as the code before the order
-// index did (no index, items without its attributes), reads it, adds the
-// index with AddOrderIndex and reads it in key order.
-func TestAddOrderIndexToOldTable(t *testing.T) {
+// TestMoveGivesOldTableTheIndex writes a table as the code before the
+// order index did (a DynamoDB table of its own without the index, items
+// without its attributes), reads it by Scan, moves it into the shared
+// table (the one migration of such tables) and reads it in key order
+// through the index.
+func TestMoveGivesOldTableTheIndex(t *testing.T) {
 	t.Parallel()
-	old := newEnv(t, newTestStoreWith(t, Options{Layout: LayoutUnordered}))
+	s := newTestStoreWith(t, Options{MoveSettle: time.Millisecond})
+	old := &testEnv{t: t, s: s, ctx: dynamolocal.Context(t, testTimeout), account: "acct", table: "Table1"}
+	phys := createPlacement(t, s, old.account, old.table, false)
 	var want []string
 	for _, pk := range []string{"m", "", "b", "z", "k"} {
 		var es []*model.Entity
@@ -209,7 +217,6 @@ func TestAddOrderIndexToOldTable(t *testing.T) {
 	slices.Sort(want)
 	// Strip the index attributes: these are the items the earlier layout
 	// wrote.
-	phys, _ := old.s.physicalName(old.account, old.table)
 	stripped := 0
 	for _, pk := range []string{"m", "", "b", "z", "k", "big"} {
 		for _, it := range old.rawItems(pk) {
@@ -231,27 +238,17 @@ func TestAddOrderIndexToOldTable(t *testing.T) {
 		t.Fatalf("stripped %d items; want one per entity, %d", stripped, len(want))
 	}
 
-	// The default, ordered store reads the old table by Scan.
-	opts := old.s.opts
-	opts.Layout = LayoutOrdered
-	env := &testEnv{t: t, s: &Store{db: old.s.db, opts: opts}, ctx: old.ctx, account: old.account, table: old.table}
+	// The store reads the old table by Scan.
+	env := old
 	got, _ := pages(t, env, store.Query{}, 3)
 	slices.SortFunc(got, func(a, b *model.Entity) int {
 		return strings.Compare(k(a.PartitionKey, a.RowKey), k(b.PartitionKey, b.RowKey))
 	})
 	wantOrder(t, got, want)
 
-	rep, err := env.s.AddOrderIndex(env.ctx, env.account, env.table)
-	if err != nil {
-		t.Fatalf("AddOrderIndex: %v", err)
-	}
-	if !rep.Created || rep.Backfilled != len(want) {
-		t.Fatalf("AddOrderIndex: %+v; want the index created and %d entities backfilled", rep, len(want))
-	}
-	for _, it := range env.rawItems("big") {
-		if _, chunk := splitRowKey(stringAttr(it, attrRowKey)); chunk > 0 && it[attrOrder] != nil {
-			t.Errorf("overflow item %q was given index attributes", stringAttr(it, attrRowKey))
-		}
+	rep, err := env.s.MoveToShared(env.ctx, env.account, env.table, CopyOptions{})
+	if err != nil || !rep.Moved {
+		t.Fatalf("MoveToShared: %+v, %v", rep, err)
 	}
 	for _, top := range []int{1, 4, 1000} {
 		got, _ := pages(t, env, store.Query{}, top)
@@ -267,14 +264,6 @@ func TestAddOrderIndexToOldTable(t *testing.T) {
 	page, err := env.s.QueryEntities(env.ctx, env.account, env.table, store.Query{Keys: keys, Top: 1000})
 	if err != nil || len(page.Entities) != 3 || page.ItemsRead != 3 {
 		t.Fatalf("range [k, m): %q read %d items, %v; want 3 entities and 3 items", sortedKeys(page.Entities), page.ItemsRead, err)
-	}
-	desc, err := env.s.describe(env.ctx, phys)
-	if err != nil || orderIndexStatus(desc) != types.IndexStatusActive {
-		t.Fatalf("index status %q, %v", orderIndexStatus(desc), err)
-	}
-	again, err := env.s.AddOrderIndex(env.ctx, env.account, env.table)
-	if err != nil || again.Created || again.Backfilled != 0 {
-		t.Fatalf("AddOrderIndex again: %+v, %v; want nothing to do", again, err)
 	}
 }
 

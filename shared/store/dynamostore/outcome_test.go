@@ -72,8 +72,8 @@ func TestWriteOutcomeUnknown(t *testing.T) {
 	t.Parallel()
 	for _, layout := range layouts {
 		t.Run(layout.name, func(t *testing.T) {
-			base := newTestStoreWith(t, layout.opts)
-			env := newEnv(t, base)
+			base := newTestStore(t)
+			env := layout.newEnv(t, base)
 			cases := []struct {
 				name   string
 				op     string
@@ -119,7 +119,7 @@ func TestWriteOutcomeUnknown(t *testing.T) {
 // answer is ErrOutcomeUnknown, not 503.
 func TestCatalogWriteOutcomeUnknown(t *testing.T) {
 	t.Parallel()
-	base := newSharedStore(t, Options{})
+	base := newTestStore(t)
 	ctx := dynamolocal.Context(t, testTimeout)
 	for _, c := range []struct {
 		name   string

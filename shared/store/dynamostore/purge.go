@@ -17,16 +17,15 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// The purge deletes what Delete Table left behind when the deployment has a
-// shared table: a deleted table's items in the shared table, or a per-table
-// table's DynamoDB table. Delete Table records the work as a purge item in
+// The purge deletes what Delete Table left behind: a deleted table's items
+// in the shared table, or a placement's DynamoDB table (location.go). Delete Table records the work as a purge item in
 // the catalog, in a partition of its own (purgeAccount, which no account
 // name can be: '$' is not a letter or digit), keyed by the time of the
 // delete, so the purge finds due work with one Query and nothing is lost
 // when a purge stops half way: it runs again from the catalog, deleting
 // only what is still there. Deleting an item costs one write unit per 1 KB
 // of item (and as much again for its copy in the order index), where a
-// per-table DynamoDB table's DeleteTable costs nothing.
+// placement's DeleteTable costs nothing.
 //
 // Work is due PurgeGrace after the delete (see Options.PurgeGrace). A purge
 // works on purgeTablesAtOnce tables at a time, and on each table's
@@ -340,7 +339,7 @@ func (s *Store) purgeTable(ctx context.Context, it item, run *purgeRun) (items i
 	phys := stringAttr(it, catPhysical)
 	id := stringAttr(it, catID)
 	if id == "" {
-		// A per-table table: DynamoDB's DeleteTable, which costs nothing.
+		// A placement: DynamoDB's DeleteTable, which costs nothing.
 		if phys == "" || phys == s.opts.CatalogTable || phys == s.opts.SharedTable {
 			return 0, false, fmt.Errorf("%w: purge item %q names table %q", errCorrupt, stringAttr(it, catKey), phys)
 		}

@@ -50,21 +50,21 @@ func (s *Store) queryEntities(ctx context.Context, loc location, q store.Query) 
 	if pk, ok := q.Keys.PartitionKey.Exact(); ok {
 		if len(encodeKey(pk)) > loc.maxPKBytes() {
 			// No stored entity has a key DynamoDB cannot index.
-			return store.Page{}, s.checkTable(ctx, &loc)
+			return store.Page{}, nil
 		}
 		read, empty := s.partitionReader(&loc, pk, q)
 		if empty {
-			return store.Page{}, s.checkTable(ctx, &loc)
+			return store.Page{}, nil
 		}
 		return pg().run(ctx, read, nil)
 	}
 	if q.Keys.PartitionKey.Empty() || q.Keys.RowKey.Empty() {
-		return store.Page{}, s.checkTable(ctx, &loc)
+		return store.Page{}, nil
 	}
 	if s.orderIndexUsable(loc.table) {
 		read, empty := s.orderedReader(&loc, q)
 		if empty {
-			return store.Page{}, s.checkTable(ctx, &loc)
+			return store.Page{}, nil
 		}
 		page, err := pg().run(ctx, read, nil)
 		if !errors.Is(err, errNoOrderIndex) {
@@ -89,19 +89,6 @@ func (s *Store) queryEntities(ctx context.Context, loc location, q store.Query) 
 		start = keyItem(pk, lowerBound(encodeKey(q.After.RowKey), false))
 	}
 	return pg().run(ctx, s.scanReader(&loc), start)
-}
-
-// checkTable answers ErrTableNotFound for a missing table when a query needs
-// no read: one GetItem of a key no entity can have.
-// In the shared layout locate has read the catalog entry already.
-func (s *Store) checkTable(ctx context.Context, loc *location) error {
-	if loc.shared() {
-		return nil
-	}
-	cctx, cancel := s.call(ctx)
-	defer cancel()
-	_, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{TableName: aws.String(loc.table), Key: keyItem(afterKey, afterKey)})
-	return mapErr("query entities", err)
 }
 
 // partitionReader queries one partition. The cursor becomes an exclusive

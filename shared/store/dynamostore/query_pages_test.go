@@ -34,7 +34,7 @@ func (a *slowSecondQuery) Query(ctx context.Context, in *dynamodb.QueryInput, op
 func TestQueryTimeoutAfterProgressReturnsPartialPage(t *testing.T) {
 	t.Parallel()
 	slow := &slowSecondQuery{API: dynamolocal.Client(t)}
-	s, err := New(dynamolocal.Context(t, testTimeout), slow, Options{TablePrefix: dynamolocal.UniqueName("tb") + "."})
+	s, err := New(dynamolocal.Context(t, testTimeout), slow, Options{TablePrefix: dynamolocal.UniqueName("tb") + ".", Endpoint: dynamolocal.Endpoint(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,25 +16,30 @@ import (
 // TestRequestsPerOperation pins the cost model: exactly one DynamoDB call per
 // single-entity operation, with no read before a write, and one
 // TransactWriteItems per multi-op Write, whether the op succeeds or fails,
-// on both layouts. In the shared layout that holds once the table's catalog
-// look-up is cached (one GetItem per table and process per CatalogCacheTTL,
-// pinned by the ColdCache step).
+// in the shared table and in a placement, once the table's catalog look-up
+// is cached (one GetItem per table and process per CatalogCacheTTL, pinned
+// by the ColdCache step).
 func TestRequestsPerOperation(t *testing.T) {
 	t.Parallel()
-	t.Run("PerTable", func(t *testing.T) { testRequestsPerOperation(t, false) })
-	t.Run("Shared", func(t *testing.T) { testRequestsPerOperation(t, true) })
+	for _, layout := range layouts {
+		t.Run(layout.name, func(t *testing.T) { testRequestsPerOperation(t, layout.newEnv, layout.name == "Placement") })
+	}
 }
 
-func testRequestsPerOperation(t *testing.T, shared bool) {
+func testRequestsPerOperation(t *testing.T, newEnv func(testing.TB, *Store) *testEnv, withoutIndex bool) {
 	counter := newCallCounter()
-	var env *testEnv
-	if shared {
-		env = newEnv(t, newSharedStore(t, Options{CatalogCacheTTL: time.Hour}, counter.option))
-	} else {
-		env = newEnv(t, newTestStore(t, counter.option))
+	s := newTestStoreWith(t, Options{CatalogCacheTTL: time.Hour}, counter.option)
+	env := newEnv(t, s)
+	// plain's table is a placement without the order index.
+	plain := &testEnv{t: t, s: s, ctx: env.ctx, account: env.account, table: "Plain"}
+	createPlacement(t, s, plain.account, plain.table, false)
+	for _, e := range []*testEnv{env, plain} {
+		// The look-ups, cached from here on (an earlier release's entry
+		// gets its copies now).
+		if _, err := e.s.GetEntity(e.ctx, e.account, e.table, "p", "none"); !errors.Is(err, store.ErrEntityNotFound) {
+			t.Fatal(err)
+		}
 	}
-	// plain's table has no order index (the unordered layout).
-	plain := newEnv(t, newTestStoreWith(t, Options{Layout: LayoutUnordered}, counter.option))
 	counter.take()
 
 	// cur is the stored version of ("p", "e"), kept up to date by the steps.
@@ -147,24 +152,20 @@ func testRequestsPerOperation(t *testing.T, shared bool) {
 			return env.write(store.Op{Kind: store.OpDelete, Entity: newEntity("p", "e", nil), Cond: store.CondTimestamp, Timestamp: cur.Timestamp})
 		}, map[string]int{"DeleteItem": 1}, nil},
 		{"GetTable", func() error { _, err := env.s.GetTable(env.ctx, env.account, env.table); return err }, map[string]int{"GetItem": 1}, nil},
-	}
-	if shared {
-		steps = append(steps,
-			step{"ColdCache", func() error {
-				env.s.cache.drop(env.account, env.table)
-				_, err := env.s.GetEntity(env.ctx, env.account, env.table, "p", "merge-upsert")
-				return err
-			}, map[string]int{"GetItem": 2}, nil},
-			// No control plane: one catalog transaction each (the entry
-			// and its copies), no waiting.
-			step{"CreateTable", func() error { _, err := env.s.CreateTable(env.ctx, env.account, "Another"); return err }, map[string]int{"TransactWriteItems": 1}, nil},
-			step{"DeleteTable", func() error { return env.s.DeleteTable(env.ctx, env.account, "Another") }, map[string]int{"GetItem": 1, "TransactWriteItems": 1}, nil},
-			step{"EntityOfDeletedTable", func() error { _, err := env.s.GetEntity(env.ctx, env.account, "Another", "p", "e"); return err }, map[string]int{"GetItem": 1}, store.ErrTableNotFound},
-		)
+		{"ColdCache", func() error {
+			env.s.cache.drop(env.account, env.table)
+			_, err := env.s.GetEntity(env.ctx, env.account, env.table, "p", "merge-upsert")
+			return err
+		}, map[string]int{"GetItem": 2}, nil},
+		// No control plane: one catalog transaction each (the entry and
+		// its copies), no waiting.
+		{"CreateTable", func() error { _, err := env.s.CreateTable(env.ctx, env.account, "Another"); return err }, map[string]int{"TransactWriteItems": 1}, nil},
+		{"DeleteTable", func() error { return env.s.DeleteTable(env.ctx, env.account, "Another") }, map[string]int{"GetItem": 1, "TransactWriteItems": 1}, nil},
+		{"EntityOfDeletedTable", func() error { _, err := env.s.GetEntity(env.ctx, env.account, "Another", "p", "e"); return err }, map[string]int{"GetItem": 1}, store.ErrTableNotFound},
 	}
 	for _, st := range steps {
-		if shared && strings.Contains(st.name, "NoIndex") {
-			continue // the shared table always has its index
+		if !withoutIndex && strings.Contains(st.name, "NoIndex") {
+			continue // once is enough
 		}
 		t.Run(st.name, func(t *testing.T) {
 			counter.take()

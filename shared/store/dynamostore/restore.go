@@ -77,13 +77,10 @@ type RestoreReport struct {
 }
 
 // RestoreTable copies one Azure table from a restored DynamoDB table into
-// the deployment (see above), at the pace opts sets. It needs
-// Options.SharedTable: a new target goes to the shared table.
+// the deployment (see above), at the pace opts sets; a new target goes to
+// the shared table.
 func (s *Store) RestoreTable(ctx context.Context, r Restore, opts CopyOptions) (RestoreReport, error) {
 	var rep RestoreReport
-	if s.opts.SharedTable == "" {
-		return rep, errors.New("dynamostore: restoring a table needs a shared table (Options.SharedTable)")
-	}
 	target := cmp.Or(r.As, r.Table)
 	origin, err := s.restoreSource(ctx, r)
 	if err != nil {
@@ -115,7 +112,7 @@ func (s *Store) RestoreTable(ctx context.Context, r Restore, opts CopyOptions) (
 			return rep, errors.Join(err, s.endRestore(ctx, r.Account, target, it))
 		}
 	}
-	dst, err := s.entryLocation(r.Account, target, it)
+	dst, err := entryLocation(r.Account, target, it)
 	if err != nil {
 		return rep, err
 	}
@@ -184,7 +181,7 @@ func (s *Store) restoreSource(ctx context.Context, r Restore) (*restoreOrigin, e
 		return nil, fmt.Errorf("dynamostore: restore from %s, a restored shared table: give the table's id then (16 hex digits; the restored catalog has it), not %q", r.From, id)
 	}
 	loc := location{table: r.From, prefix: sharedPrefix(r.Account, id)}
-	if orderIndexStatus(desc) == types.IndexStatusActive {
+	if gsi := orderIndexOf(desc); gsi != nil && gsi.IndexStatus == types.IndexStatusActive {
 		origin.src, origin.how = s.indexSource(loc), fmt.Sprintf("%s, the items of id %s, through its order index", r.From, id)
 	} else {
 		origin.src, origin.how = s.scanSource(loc, false), fmt.Sprintf("%s, the items of id %s, found by a Scan of every item (the table has no active order index)", r.From, id)
@@ -314,7 +311,7 @@ func (s *Store) restoreTarget(ctx context.Context, account, table, marker string
 		}
 		switch {
 		case it == nil || stringAttr(it, catState) != stateActive:
-			_, err := s.createShared(ctx, account, table, created)
+			_, err := s.createEntry(ctx, account, table, created)
 			if errors.Is(err, store.ErrTableExists) {
 				continue // created meanwhile: look again
 			}

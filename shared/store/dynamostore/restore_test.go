@@ -40,7 +40,7 @@ type restoreFixture struct {
 
 func newRestoreFixture(t *testing.T) *restoreFixture {
 	t.Helper()
-	s := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, MoveSettle: 50 * time.Millisecond})
+	s := newTestStoreWith(t, Options{CatalogCacheTTL: 50 * time.Millisecond, MoveSettle: 50 * time.Millisecond})
 	f := &restoreFixture{s: s, ctx: dynamolocal.Context(t, testTimeout)}
 	for _, name := range []string{"Orders", "Other"} {
 		if _, err := s.CreateTable(f.ctx, "acct", name); err != nil {
@@ -302,43 +302,31 @@ func TestRestoreTableVerifiesAndResumes(t *testing.T) {
 	}
 }
 
-// TestRestoreTableFromPerTable restores an Azure table of the per-table
-// layout from a point-in-time copy of its own DynamoDB table into the
-// shared table, under a new name.
+// TestRestoreTableFromPerTable restores a placement (an earlier release's
+// table in a DynamoDB table of its own) from a point-in-time copy of that
+// DynamoDB table into the shared table, under a new name.
 func TestRestoreTableFromPerTable(t *testing.T) {
 	t.Parallel()
-	old := newTestStore(t)
+	s := newTestStore(t)
 	ctx := dynamolocal.Context(t, testTimeout)
-	if _, err := old.CreateTable(ctx, "acct", "Legacy"); err != nil {
-		t.Fatal(err)
-	}
+	phys := createPlacement(t, s, "acct", "Legacy", true)
 	var written []*model.Entity
 	for i := range 12 {
 		e := newEntity(fmt.Sprintf("p%d", i%3), fmt.Sprintf("r%02d", i), props{"N": edm.NewInt32(int32(i))})
 		written = append(written, e)
-		if err := old.Write(ctx, "acct", "Legacy", []store.Op{{Kind: store.OpInsert, Entity: e}}); err != nil {
+		if err := s.Write(ctx, "acct", "Legacy", []store.Op{{Kind: store.OpInsert, Entity: e}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	phys, _ := old.physicalName("acct", "Legacy")
-	restored := old.opts.TablePrefix + "legacy-restored"
+	restored := s.opts.TablePrefix + "legacy-restored"
 	if err := dynamolocal.RestoreCopy(ctx, dynamolocal.Client(t), phys, restored, true); err != nil {
-		t.Fatal(err)
-	}
-	opts := old.opts
-	opts.SharedTable = opts.TablePrefix + "entities"
-	s, err := New(ctx, old.db, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
 		t.Fatal(err)
 	}
 	r := Restore{From: restored, ID: "00000000000000aa", Account: "acct", Table: "Legacy", As: "Restored"}
 	if _, err := s.RestoreTable(ctx, r, CopyOptions{}); err == nil || !strings.Contains(err.Error(), "not a restored shared table") {
 		t.Errorf("an id with a per-table source: %v", err)
 	}
-	r.ID, r.Catalog = "", opts.CatalogTable // the catalog as it is: Legacy has no id
+	r.ID, r.Catalog = "", s.opts.CatalogTable // the catalog as it is: Legacy has no id
 	rep, err := s.RestoreTable(ctx, r, CopyOptions{})
 	if err != nil || !rep.Created || rep.Items != len(written) {
 		t.Fatalf("RestoreTable = %+v, %v", rep, err)
@@ -350,7 +338,7 @@ func TestRestoreTableFromPerTable(t *testing.T) {
 		}
 	}
 	loc, err := s.locate(ctx, "acct", "Restored")
-	if err != nil || loc.table != opts.SharedTable {
+	if err != nil || loc.table != s.opts.SharedTable {
 		t.Errorf("the restored table is at %+v, %v; want the shared table", loc, err)
 	}
 }

@@ -78,7 +78,7 @@ func sharedItems(t *testing.T, s *Store) []string {
 // yet.
 func TestSharedDeleteIsImmediate(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t, newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond}))
+	env := newEnv(t, newTestStoreWith(t, Options{CatalogCacheTTL: 50 * time.Millisecond}))
 	env.insert(newEntity("p", "old", props{"V": edm.NewInt32(1)}))
 	if err := env.s.DeleteTable(env.ctx, env.account, env.table); err != nil {
 		t.Fatalf("DeleteTable: %v", err)
@@ -123,7 +123,7 @@ func TestSharedDeleteIsImmediate(t *testing.T) {
 // purge item.
 func TestSharedPurge(t *testing.T) {
 	t.Parallel()
-	s := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond})
+	s := newTestStoreWith(t, Options{CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond})
 	env := newEnv(t, s)
 	for i := range 60 {
 		env.insert(newEntity(fmt.Sprintf("p%d", i%7), fmt.Sprintf("r%02d", i), props{"I": edm.NewInt32(int32(i))}))
@@ -178,7 +178,7 @@ func TestSharedPurge(t *testing.T) {
 func TestSharedPurgeResumes(t *testing.T) {
 	t.Parallel()
 	stop := &stopAfterBatch{}
-	s := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond}, stop.option)
+	s := newTestStoreWith(t, Options{CatalogCacheTTL: 50 * time.Millisecond, PurgeGrace: time.Millisecond}, stop.option)
 	env := newEnv(t, s)
 	for p := range 4 {
 		var ops []store.Op
@@ -217,7 +217,7 @@ func TestSharedPurgeResumes(t *testing.T) {
 // purged by another.
 func TestPurgeLeaseOfDeadPurger(t *testing.T) {
 	t.Parallel()
-	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond})
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond})
 	s.leaseFor = 200 * time.Millisecond
 	env := newEnv(t, s)
 	env.insert(newEntity("p", "r", nil))
@@ -314,7 +314,7 @@ func (f *unprocessedFault) option(o *dynamodb.Options) {
 func TestPurgeRetriesUnprocessedItems(t *testing.T) {
 	t.Parallel()
 	fault := &unprocessedFault{calls: 6}
-	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, fault.option)
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond}, fault.option)
 	env := newEnv(t, s)
 	for p := range 2 {
 		var ops []store.Op
@@ -343,7 +343,7 @@ func TestPurgeRetriesUnprocessedItems(t *testing.T) {
 // another purger cannot take it until it runs out, and then the first
 // holder's renewal fails, so it stops working on the table.
 func TestPurgeLease(t *testing.T) {
-	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond})
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond})
 	env := newEnv(t, s)
 	if err := s.DeleteTable(env.ctx, env.account, env.table); err != nil {
 		t.Fatal(err)
@@ -375,7 +375,7 @@ func TestPurgeLease(t *testing.T) {
 func TestPurgeLeaseOnce(t *testing.T) {
 	t.Parallel()
 	calls := newCallCounter()
-	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, calls.option)
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond}, calls.option)
 	env := newEnv(t, s)
 	var ops []store.Op
 	for r := range 30 {
@@ -425,7 +425,7 @@ func TestPurgeStopsWhenLeaseTaken(t *testing.T) {
 		}
 		return out, md, err
 	})
-	s := newSharedStore(t, Options{PurgeGrace: time.Millisecond}, hooks)
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond}, hooks)
 	s.leaseFor = 300 * time.Millisecond // a heartbeat every 100 ms
 	env := newEnv(t, s)
 	var ops []store.Op
@@ -506,7 +506,7 @@ func (s *Store) expireLeases(ctx context.Context) error {
 // whole and listed.
 func TestSharedCreateRaces(t *testing.T) {
 	t.Parallel()
-	a := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond})
+	a := newTestStoreWith(t, Options{CatalogCacheTTL: 50 * time.Millisecond})
 	b := sibling(t, a)
 	ctx := dynamolocal.Context(t, testTimeout)
 	t.Run("TwoCreates", func(t *testing.T) {
@@ -638,7 +638,7 @@ func (f *catalogFault) option(o *dynamodb.Options) {
 // was not sent.
 func TestSharedCreateOutcomeUnknown(t *testing.T) {
 	t.Parallel()
-	base := newSharedStore(t, Options{})
+	base := newTestStore(t)
 	ctx := dynamolocal.Context(t, testTimeout)
 	for _, c := range []struct {
 		name    string
@@ -669,70 +669,13 @@ func TestSharedCreateOutcomeUnknown(t *testing.T) {
 	}
 }
 
-// TestSharedServesPerTableTables: a deployment that turns the shared layout
-// on keeps serving the tables it made before, each in its own DynamoDB
-// table (the catalog entries the per-table code writes), next to new tables
-// in the shared table; Delete Table of an old table goes through the purge,
-// which deletes its DynamoDB table.
-func TestSharedServesPerTableTables(t *testing.T) {
-	t.Parallel()
-	old := newTestStore(t)
-	ctx := dynamolocal.Context(t, testTimeout)
-	if _, err := old.CreateTable(ctx, "acct", "Before"); err != nil {
-		t.Fatal(err)
-	}
-	written := newEntity("p", "r", props{"V": edm.NewInt64(1 << 40), "D": edm.NewDouble(0.5)})
-	if err := old.Write(ctx, "acct", "Before", []store.Op{{Kind: store.OpInsert, Entity: written}}); err != nil {
-		t.Fatal(err)
-	}
-	opts := old.opts
-	opts.SharedTable = opts.TablePrefix + "entities"
-	opts.PurgeGrace = time.Millisecond
-	s, err := New(ctx, dynamolocal.Client(t), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateTable(ctx, "acct", "After"); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.GetEntity(ctx, "acct", "Before", "p", "r")
-	if err != nil || entityDiff(got, written) != "" {
-		t.Fatalf("old table's entity through the new store: %v %s", err, entityDiff(got, written))
-	}
-	page, err := s.QueryEntities(ctx, "acct", "Before", store.Query{Top: 10})
-	if err != nil || len(page.Entities) != 1 {
-		t.Fatalf("query of the old table: %d, %v", len(page.Entities), err)
-	}
-	tables, err := s.QueryTables(ctx, "acct", store.TableQuery{Top: 10})
-	if err != nil || len(tables.Tables) != 2 {
-		t.Fatalf("tables: %+v, %v; want After and Before", tables.Tables, err)
-	}
-	if err := s.DeleteTable(ctx, "acct", "Before"); err != nil {
-		t.Fatal(err)
-	}
-	phys, _ := s.physicalName("acct", "Before")
-	if status, err := s.tableStatus(ctx, phys); err != nil || status == "" {
-		t.Fatalf("the old DynamoDB table before the purge: %q, %v; want it still there", status, err)
-	}
-	time.Sleep(5 * time.Millisecond)
-	if rep, err := s.Purge(ctx); err != nil || rep.Tables != 1 {
-		t.Fatalf("Purge = %+v, %v", rep, err)
-	}
-	if status, err := s.tableStatus(ctx, phys); err != nil || status != "" {
-		t.Errorf("the old DynamoDB table after the purge: %q, %v; want it gone", status, err)
-	}
-}
-
 // TestSharedConfirmTable: with ConfirmTable (the Lambda functions), a table
 // deleted by another process is missing at once for a process whose cache
 // still holds it, and once created again, that process's reads and writes
 // reach the new table, never the old id.
 func TestSharedConfirmTable(t *testing.T) {
 	t.Parallel()
-	a := newSharedStore(t, Options{CatalogCacheTTL: 50 * time.Millisecond, ConfirmTable: true})
+	a := newTestStoreWith(t, Options{CatalogCacheTTL: 50 * time.Millisecond, ConfirmTable: true})
 	ctx := dynamolocal.Context(t, testTimeout)
 	// b keeps its look-ups for an hour.
 	opts := a.opts
@@ -788,7 +731,7 @@ func TestSharedConfirmFails(t *testing.T) {
 		}
 		return next.HandleInitialize(ctx, in)
 	})
-	s := newSharedStore(t, Options{ConfirmTable: true, CatalogCacheTTL: time.Hour}, catalogDown)
+	s := newTestStoreWith(t, Options{ConfirmTable: true, CatalogCacheTTL: time.Hour}, catalogDown)
 	env := newEnv(t, s)
 	env.insert(newEntity("p", "cached", nil)) // the look-up is cached from here on
 	failCatalog.Store(true)
@@ -802,71 +745,4 @@ func TestSharedConfirmFails(t *testing.T) {
 	}
 	failCatalog.Store(false)
 	env.wantStored(applied)
-}
-
-// TestSharedCreateTakesOverPerTableLeftovers: a name that a per-table Delete
-// Table left half way (deleting), or a per-table create abandoned long ago
-// (a stale creating claim), is taken by a shared-layout Create Table in one
-// transaction that hands the old DynamoDB table to the purge; a recent
-// creating claim is still the other create's (ErrTableExists).
-func TestSharedCreateTakesOverPerTableLeftovers(t *testing.T) {
-	t.Parallel()
-	old := newTestStore(t)
-	ctx := dynamolocal.Context(t, testTimeout)
-	for _, name := range []string{"HalfDeleted", "Abandoned", "Creating"} {
-		if _, err := old.CreateTable(ctx, "acct", name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setEntry := func(name, state string, since time.Time) {
-		t.Helper()
-		if _, err := old.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                aws.String(old.opts.CatalogTable),
-			Key:                      tableKey("acct", name),
-			UpdateExpression:         aws.String("SET #s = :s, #t = :t"),
-			ExpressionAttributeNames: map[string]string{"#s": catState, "#t": catSince},
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":s": str(state), ":t": str(since.UTC().Format(time.RFC3339Nano))},
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setEntry("HalfDeleted", stateDeleting, time.Now())
-	setEntry("Abandoned", stateCreating, time.Now().Add(-time.Hour))
-	setEntry("Creating", stateCreating, time.Now())
-
-	opts := old.opts
-	opts.SharedTable = opts.TablePrefix + "entities"
-	opts.PurgeGrace = time.Millisecond
-	s, err := New(ctx, dynamolocal.Client(t), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.ensureTable(ctx, s.sharedTableInput()); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"HalfDeleted", "Abandoned"} {
-		if _, err := s.CreateTable(ctx, "acct", name); err != nil {
-			t.Fatalf("CreateTable(%s): %v", name, err)
-		}
-		if err := s.Write(ctx, "acct", name, []store.Op{{Kind: store.OpInsert, Entity: newEntity("p", "r", nil)}}); err != nil {
-			t.Fatalf("write to the new %s: %v", name, err)
-		}
-		if loc, err := s.locate(ctx, "acct", name); err != nil || !loc.shared() {
-			t.Errorf("%s after the create: %+v, %v; want the shared table", name, loc, err)
-		}
-	}
-	if _, err := s.CreateTable(ctx, "acct", "Creating"); !errors.Is(err, store.ErrTableExists) {
-		t.Errorf("CreateTable over a recent claim: %v; want ErrTableExists", err)
-	}
-	time.Sleep(5 * time.Millisecond) // PurgeGrace
-	if rep, err := s.Purge(ctx); err != nil || rep.Tables != 2 {
-		t.Fatalf("Purge = %+v, %v; want the two old DynamoDB tables", rep, err)
-	}
-	for _, name := range []string{"HalfDeleted", "Abandoned"} {
-		phys, _ := s.physicalName("acct", name)
-		if status, err := s.tableStatus(ctx, phys); err != nil || status != "" {
-			t.Errorf("old DynamoDB table of %s after the purge: %q, %v", name, status, err)
-		}
-	}
 }

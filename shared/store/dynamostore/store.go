@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
+	"net"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,24 +35,50 @@ type API interface {
 	DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error)
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 	UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
-	UpdateContinuousBackups(context.Context, *dynamodb.UpdateContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error)
 }
 
 var _ API = (*dynamodb.Client)(nil)
 
-// Options configure a Store. The zero value of each field picks its default.
+// Options are everything a Store needs: where DynamoDB is, the
+// deployment's tables, and how the store paces and bounds its work. The
+// functions (lambdafn.Config.Store) and the CLI (its store flags) fill
+// them in one step; the zero value of each field picks its default, and
+// withDefaults sets the defaults and what derives from the fields, once.
 type Options struct {
-	// TablePrefix starts the name of every DynamoDB table the store creates,
-	// so several deployments (or accounts) can share a region. It may hold
-	// letters, digits, '_', '-' and '.'.
+	// Endpoint is DynamoDB's endpoint: "" for AWS's, or a URL such as
+	// http://127.0.0.1:8000 for DynamoDB Local. Open and NewClient build
+	// the client for it; New takes the client it is given, and reads
+	// Endpoint only for this: on a local endpoint (a loopback address or
+	// localhost: DynamoDB Local) the store creates the catalog and the
+	// shared table when they are missing, at New and whenever a request
+	// finds them gone (a DynamoDB Local restarted in memory). Anywhere
+	// else they are the stack's resources, with point-in-time recovery:
+	// New fails without the catalog and requests answer 503 until it is
+	// restored, since a catalog created empty would silently lose the
+	// list of tables.
+	Endpoint string
+	// Region overrides the region of the AWS config chain (which, when it
+	// names none, off AWS, is us-east-1).
+	Region string
+	// TablePrefix starts the names of the deployment's DynamoDB tables,
+	// so several deployments can share a region. It may hold letters,
+	// digits, '_', '-' and '.'.
 	TablePrefix string
 	// CatalogTable names the catalog table. Default: TablePrefix + "catalog".
 	CatalogTable string
+	// SharedTable names the DynamoDB table that holds every Azure table
+	// Create Table creates, of every account (see doc.go). Default:
+	// TablePrefix + "entities". Tables of earlier releases that have a
+	// DynamoDB table of their own stay there, where their catalog entry
+	// says (placements, see location.go).
+	SharedTable string
 	// RequestTimeout bounds each DynamoDB request (retries included) when
-	// the caller's context allows longer. Default 10 s.
+	// the caller's context allows longer. Default DefaultRequestTimeout.
 	RequestTimeout time.Duration
-	// TableWaitTimeout bounds how long CreateTable waits for a new table to
-	// become ACTIVE. Default 25 s, inside API Gateway's 29 s.
+	// TableWaitTimeout bounds how long the store waits for a DynamoDB
+	// table to become ACTIVE: the catalog or the shared table it creates
+	// on a local endpoint, a placement whose deletion protection the purge
+	// lifted. Default 25 s.
 	TableWaitTimeout time.Duration
 	// QueryTimeBudget ends a query page early, with a continuation, once it
 	// has read this long, as Azure stops after about 5 s. Default 5 s.
@@ -60,18 +87,10 @@ type Options struct {
 	// reach this many DynamoDB bytes, so a page fits a Lambda response
 	// (6 MB). Default store.PageByteBudget.
 	QueryByteBudget int
-	// SharedTable names the DynamoDB table that holds every Azure table
-	// created from now on, of every account (the shared layout, see
-	// doc.go). Empty: each new Azure table gets a DynamoDB table of its
-	// own (the per-table layout). Tables of either layout created earlier
-	// stay where their catalog entry says. Once set, keep it set: its
-	// tables are found through the catalog only while it is.
-	SharedTable string
-	// CatalogCacheTTL is how long the shared layout trusts a catalog
-	// look-up (see location.go). Default 1 s.
+	// CatalogCacheTTL is how long a catalog look-up is trusted (see
+	// location.go). Default 1 s.
 	CatalogCacheTTL time.Duration
-	// ConfirmTable makes every entity operation of the shared layout that
-	// starts from a cached look-up confirm it with a concurrent catalog
+	// ConfirmTable makes every entity operation that starts from a cached look-up confirm it with a concurrent catalog
 	// read (onTable), so a table deleted by another process is missing at
 	// once. The Lambda functions set it: each execution environment has
 	// its own cache. A lone process (serve) needs no confirmation: its own
@@ -86,7 +105,7 @@ type Options struct {
 	// writes before it copies the table: longer than any process keeps a
 	// look-up from before the freeze (CatalogCacheTTL) plus the longest a
 	// write already sent may take to land (the functions' 29 s). Default
-	// 35 s.
+	// DefaultMoveSettle.
 	MoveSettle time.Duration
 	// PurgeRate bounds how many items a second one purger deletes, of all
 	// the tables it works on. Default 4,000: with the order index's copy,
@@ -106,34 +125,28 @@ type Options struct {
 	PurgeEvery time.Duration
 	// Logger receives the background purge's reports. Default: none.
 	Logger *slog.Logger
-	// Layout decides whether CreateTable adds the order index (see doc.go,
-	// "Ordered layout"). Default LayoutOrdered. Queries use the index of any
-	// table that has it, whatever the layout.
-	Layout Layout
-	// RecreateCatalog re-creates the catalog table, empty, when a request
-	// finds it missing, as New does at first start: for the local server,
-	// whose DynamoDB Local may be restarted in memory. Off on Lambda, where
-	// the catalog is a stack resource with point-in-time recovery and
-	// re-creating it empty would hide its loss (see catalogErr).
-	RecreateCatalog bool
-	// RequireCatalog makes New fail when the catalog table is missing
-	// instead of creating it: a deployment on AWS, whose catalog is a
-	// stack resource, must not start over with an empty list of tables.
-	// Settings.Options sets it for every endpoint but a local one.
-	RequireCatalog bool
-	// Protection is what every table CreateTable creates gets: point-in-time
-	// recovery, tags, a customer managed key, table class, deletion
-	// protection (see protect.go). The zero value adds only the account
-	// and table tags.
-	Protection Protection
+
+	// createsTables is derived from Endpoint (withDefaults): the store
+	// creates the catalog and the shared table when they are missing.
+	createsTables bool
 }
 
+// Defaults the CLI shows in its flags' help.
+const (
+	DefaultRequestTimeout = 10 * time.Second
+	DefaultMoveSettle     = 35 * time.Second
+)
+
 func (o Options) withDefaults() Options {
+	o.createsTables = isLocalEndpoint(o.Endpoint)
 	if o.CatalogTable == "" {
 		o.CatalogTable = o.TablePrefix + "catalog"
 	}
+	if o.SharedTable == "" {
+		o.SharedTable = o.TablePrefix + "entities"
+	}
 	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = 10 * time.Second
+		o.RequestTimeout = DefaultRequestTimeout
 	}
 	if o.TableWaitTimeout <= 0 {
 		o.TableWaitTimeout = 25 * time.Second
@@ -144,9 +157,6 @@ func (o Options) withDefaults() Options {
 	if o.QueryByteBudget <= 0 {
 		o.QueryByteBudget = store.PageByteBudget
 	}
-	if o.Layout == "" {
-		o.Layout = LayoutOrdered
-	}
 	if o.CatalogCacheTTL <= 0 {
 		o.CatalogCacheTTL = time.Second
 	}
@@ -154,7 +164,7 @@ func (o Options) withDefaults() Options {
 		o.PurgeGrace = time.Minute
 	}
 	if o.MoveSettle <= 0 {
-		o.MoveSettle = 35 * time.Second
+		o.MoveSettle = DefaultMoveSettle
 	}
 	if o.PurgeRate <= 0 {
 		o.PurgeRate = 4000
@@ -177,7 +187,7 @@ type Store struct {
 	indexSeen sync.Map
 	// recreating serializes re-creations of a lost catalog table.
 	recreating sync.Mutex
-	// cache holds catalog look-ups of the shared layout (location.go).
+	// cache holds catalog look-ups (location.go).
 	cache locations
 	// copyTurn picks the copy of a catalog entry the next look-up reads
 	// (copies.go).
@@ -192,32 +202,26 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// maxPrefixLen leaves room in DynamoDB's 255-character table names for the
-// account (24) and table (63) names and their escapes.
-const maxPrefixLen = 64
-
-// New returns a store on client and creates the catalog table when it is
-// missing, waiting until it is ACTIVE.
+// New returns a store on client, which must reach opts.Endpoint. On a local
+// endpoint it creates the catalog and the shared table when they are
+// missing, waiting until they are ACTIVE; elsewhere it checks that the
+// catalog exists.
 func New(ctx context.Context, client API, opts Options) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("dynamostore: nil client")
 	}
 	opts = opts.withDefaults()
-	if len(opts.TablePrefix) > maxPrefixLen || !validTableChars(opts.TablePrefix) {
-		return nil, fmt.Errorf("dynamostore: table prefix %q: use at most %d letters, digits, '_', '-' or '.'", opts.TablePrefix, maxPrefixLen)
+	if !validTableChars(opts.TablePrefix) {
+		return nil, fmt.Errorf("dynamostore: table prefix %q: use letters, digits, '_', '-' or '.'", opts.TablePrefix)
 	}
-	if n := len(opts.CatalogTable); n < 3 || n > 255 || !validTableChars(opts.CatalogTable) {
-		return nil, fmt.Errorf("dynamostore: catalog table name %q is not a valid DynamoDB table name", opts.CatalogTable)
-	}
-	if opts.SharedTable != "" && (len(opts.SharedTable) < 3 || len(opts.SharedTable) > 255 || !validTableChars(opts.SharedTable)) {
-		return nil, fmt.Errorf("dynamostore: shared table name %q is not a valid DynamoDB table name", opts.SharedTable)
-	}
-	if _, ok := ParseLayout(string(opts.Layout)); !ok {
-		return nil, fmt.Errorf("dynamostore: layout %q: use %q or %q", opts.Layout, LayoutOrdered, LayoutUnordered)
+	for _, t := range []struct{ what, name string }{{"catalog", opts.CatalogTable}, {"shared", opts.SharedTable}} {
+		if n := len(t.name); n < 3 || n > 255 || !validTableChars(t.name) {
+			return nil, fmt.Errorf("dynamostore: %s table name %q is not a valid DynamoDB table name", t.what, t.name)
+		}
 	}
 	s := &Store{db: tuneClient(client), opts: opts, leaseFor: purgeLease}
 	s.copyTurn.Store(rand.Uint32())
-	if opts.RequireCatalog {
+	if !opts.createsTables {
 		if err := s.requireCatalog(ctx); err != nil {
 			return nil, err
 		}
@@ -249,37 +253,6 @@ func validTableChars(name string) bool {
 	return true
 }
 
-// physicalName is the DynamoDB table of an Azure table: prefix, account, '.',
-// lower-cased table name. Bytes outside [A-Za-z0-9-] are escaped as _xx, so
-// the '.' separates account from table unambiguously and no account/table
-// pair can produce the catalog's name (which has no '.' after the prefix).
-func (s *Store) physicalName(account, table string) (string, error) {
-	var b strings.Builder
-	b.WriteString(s.opts.TablePrefix)
-	escapeName(&b, account)
-	b.WriteByte('.')
-	escapeName(&b, strings.ToLower(table))
-	name := b.String()
-	if len(name) > 255 {
-		return "", fmt.Errorf("dynamostore: table name %q is longer than DynamoDB's 255 characters", name)
-	}
-	return name, nil
-}
-
-func escapeName(b *strings.Builder, s string) {
-	const hex = "0123456789abcdef"
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('_')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-}
-
 // call bounds one DynamoDB request by RequestTimeout.
 func (s *Store) call(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, s.opts.RequestTimeout)
@@ -300,16 +273,12 @@ func (s *Store) ensureCatalog(ctx context.Context) error {
 	})
 }
 
-// ensureDeploymentTables creates the catalog, and the shared table when
-// there is one, unless they exist. The local server makes the shared table
-// as it makes the catalog; on AWS template.yaml declares both, and New
-// makes neither (RequireCatalog).
+// ensureDeploymentTables creates the catalog and the shared table unless
+// they exist, on a local endpoint (Options.Endpoint); on AWS template.yaml
+// declares both, and the store makes neither.
 func (s *Store) ensureDeploymentTables(ctx context.Context) error {
 	if err := s.ensureCatalog(ctx); err != nil {
 		return err
-	}
-	if s.opts.SharedTable == "" || !s.opts.RecreateCatalog {
-		return nil
 	}
 	return s.ensureTable(ctx, s.sharedTableInput())
 }
@@ -396,4 +365,22 @@ func (s *Store) waitActive(ctx context.Context, name string) error {
 		return mapErr("wait for table "+name, err)
 	}
 	return nil
+}
+
+// isLocalEndpoint reports whether endpoint is explicit and on this machine
+// (a loopback address or localhost): DynamoDB Local, not AWS.
+func isLocalEndpoint(endpoint string) bool {
+	if endpoint == "" {
+		return false
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

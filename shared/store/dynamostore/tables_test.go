@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,174 +13,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/shared/edm"
+	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
-
-// slowDeletes wraps the real DynamoDB Local client and adds the one thing
-// DynamoDB Local does not model: a deleted table stays DELETING for a while
-// (DynamoDB Local drops tables at once). Until finish, DescribeTable answers
-// DELETING and CreateTable answers ResourceInUseException, as DynamoDB does.
-type slowDeletes struct {
-	API
-	mu       sync.Mutex
-	deleting map[string]bool
-}
-
-func (a *slowDeletes) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	out, err := a.API.DeleteTable(ctx, in, optFns...)
-	if err == nil {
-		a.mu.Lock()
-		a.deleting[aws.ToString(in.TableName)] = true
-		a.mu.Unlock()
-	}
-	return out, err
-}
-
-func (a *slowDeletes) isDeleting(name *string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.deleting[aws.ToString(name)]
-}
-
-func (a *slowDeletes) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	if a.isDeleting(in.TableName) {
-		return nil, &types.ResourceInUseException{Message: aws.String("Attempt to change a resource which is still in use: Table is being deleted")}
-	}
-	return a.API.CreateTable(ctx, in, optFns...)
-}
-
-func (a *slowDeletes) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	if a.isDeleting(in.TableName) {
-		return &dynamodb.DescribeTableOutput{Table: &types.TableDescription{TableName: in.TableName, TableStatus: types.TableStatusDeleting}}, nil
-	}
-	return a.API.DescribeTable(ctx, in, optFns...)
-}
-
-func (a *slowDeletes) finish() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	clear(a.deleting)
-}
-
-func TestTableBeingDeleted(t *testing.T) {
-	t.Parallel()
-	api := &slowDeletes{API: dynamolocal.Client(t), deleting: map[string]bool{}}
-	ctx := dynamolocal.Context(t, testTimeout)
-	s, err := New(ctx, api, Options{TablePrefix: dynamolocal.UniqueName("tb") + "."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := newEnv(t, s)
-	env.insert(newEntity("p", "r", props{"A": edm.NewInt32(1)}))
-	if err := s.DeleteTable(ctx, env.account, env.table); err != nil {
-		t.Fatalf("DeleteTable: %v", err)
-	}
-	for _, name := range []string{env.table, "TABLE1"} {
-		if _, err := s.CreateTable(ctx, env.account, name); !errors.Is(err, store.ErrTableBeingDeleted) {
-			t.Fatalf("CreateTable(%q) while DynamoDB deletes = %v; want ErrTableBeingDeleted", name, err)
-		}
-	}
-	// The failed create leaves nothing behind: the name is not listed,
-	// cannot be read, and is free once DynamoDB finishes.
-	if _, err := s.GetTable(ctx, env.account, env.table); !errors.Is(err, store.ErrTableNotFound) {
-		t.Errorf("GetTable while deleting = %v; want ErrTableNotFound", err)
-	}
-	if err := s.DeleteTable(ctx, env.account, env.table); !errors.Is(err, store.ErrTableNotFound) {
-		t.Errorf("DeleteTable while deleting = %v; want ErrTableNotFound", err)
-	}
-	if page, err := s.QueryTables(ctx, env.account, store.TableQuery{Top: 10}); err != nil || len(page.Tables) != 0 {
-		t.Errorf("QueryTables while deleting = %+v, %v; want none", page, err)
-	}
-	api.finish()
-	info, err := s.CreateTable(ctx, env.account, "table1")
-	if err != nil || info.Name != "table1" {
-		t.Fatalf("CreateTable after the delete finished = %+v, %v", info, err)
-	}
-	if _, err := s.GetEntity(ctx, env.account, "table1", "p", "r"); !errors.Is(err, store.ErrEntityNotFound) {
-		t.Errorf("re-created table holds old data: %v", err)
-	}
-}
-
-// setCatalogState rewrites a table's catalog item as a crashed call would
-// have left it.
-func setCatalogState(t *testing.T, env *testEnv, state string, since time.Time) {
-	t.Helper()
-	_, err := env.s.db.UpdateItem(env.ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(env.s.opts.CatalogTable),
-		Key:                      tableKey(env.account, env.table),
-		UpdateExpression:         aws.String("SET #s = :s, #t = :t, #m = :m"),
-		ExpressionAttributeNames: map[string]string{"#s": catState, "#t": catSince, "#m": catMarker},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":s": str(state), ":t": str(since.UTC().Format(time.RFC3339Nano)), ":m": str("crashed"),
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestCrashedTableCalls(t *testing.T) {
-	t.Parallel()
-	t.Run("DeleteCrashedBeforeDynamoDBDelete", func(t *testing.T) {
-		env := newEnv(t, newTestStore(t))
-		env.insert(newEntity("p", "r", nil))
-		setCatalogState(t, env, stateDeleting, time.Now())
-		if _, err := env.s.GetTable(env.ctx, env.account, env.table); !errors.Is(err, store.ErrTableNotFound) {
-			t.Errorf("GetTable of a deleting table = %v; want ErrTableNotFound", err)
-		}
-		// CreateTable resumes the delete: the DynamoDB table was still there.
-		if _, err := env.s.CreateTable(env.ctx, env.account, env.table); !errors.Is(err, store.ErrTableBeingDeleted) {
-			t.Fatalf("CreateTable = %v; want ErrTableBeingDeleted", err)
-		}
-		// DynamoDB Local deletes at once, so the next create cleans up and
-		// succeeds, with an empty table.
-		if _, err := env.s.CreateTable(env.ctx, env.account, env.table); err != nil {
-			t.Fatalf("CreateTable after the resumed delete: %v", err)
-		}
-		if _, err := env.s.GetEntity(env.ctx, env.account, env.table, "p", "r"); !errors.Is(err, store.ErrEntityNotFound) {
-			t.Errorf("old entity survived: %v", err)
-		}
-	})
-	t.Run("CreateInProgress", func(t *testing.T) {
-		// Another create claimed the name and has not created its
-		// DynamoDB table yet. (A claim whose table is ACTIVE is finished
-		// by whoever finds it: TestHalfCreatedTable.)
-		env := newEnv(t, newTestStore(t))
-		phys, err := env.s.physicalName(env.account, env.table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := env.s.db.DeleteTable(env.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(phys)}); err != nil {
-			t.Fatal(err)
-		}
-		setCatalogState(t, env, stateCreating, time.Now())
-		if _, err := env.s.GetTable(env.ctx, env.account, env.table); !errors.Is(err, store.ErrTableNotFound) {
-			t.Errorf("GetTable of a creating table = %v; want ErrTableNotFound", err)
-		}
-		if err := env.s.DeleteTable(env.ctx, env.account, env.table); !errors.Is(err, store.ErrTableNotFound) {
-			t.Errorf("DeleteTable of a creating table = %v; want ErrTableNotFound", err)
-		}
-		if _, err := env.s.CreateTable(env.ctx, env.account, env.table); !errors.Is(err, store.ErrTableExists) {
-			t.Errorf("CreateTable while another create runs = %v; want ErrTableExists", err)
-		}
-	})
-	t.Run("CreateCrashedTakenOver", func(t *testing.T) {
-		env := newEnv(t, newTestStore(t))
-		env.insert(newEntity("p", "r", nil))
-		setCatalogState(t, env, stateCreating, time.Now().Add(-time.Hour))
-		info, err := env.s.CreateTable(env.ctx, env.account, "TABLE1")
-		if err != nil || info.Name != "TABLE1" {
-			t.Fatalf("CreateTable over a stale claim = %+v, %v", info, err)
-		}
-		got, err := env.s.GetTable(env.ctx, env.account, env.table)
-		if err != nil || got.Name != "TABLE1" {
-			t.Errorf("GetTable = %+v, %v; want the new name", got, err)
-		}
-	})
-}
 
 func TestConcurrentCreateTable(t *testing.T) {
 	t.Parallel()
@@ -233,7 +74,7 @@ func TestEmptyAccountName(t *testing.T) {
 func TestQueryTablesSelectiveMatch(t *testing.T) {
 	t.Parallel()
 	calls := newCallCounter()
-	s := newSharedStore(t, Options{}, calls.option)
+	s := newTestStoreWith(t, Options{}, calls.option)
 	ctx := dynamolocal.Context(t, testTimeout)
 	const n = 60
 	for i := range n {
@@ -262,5 +103,288 @@ func TestQueryTablesSelectiveMatch(t *testing.T) {
 	}
 	if got := calls.take(); got["Query"] != 1 {
 		t.Errorf("unfiltered QueryTables made %v; want 1 Query", got)
+	}
+}
+
+// earlierItem is an entity as the releases before the shared table wrote
+// it into its table's own DynamoDB table, before the order index existed
+// (no $s, $o): every kind of value, typed ones under "Name@", and the
+// property count bound $n.
+func earlierItem(pk, rk string) item {
+	return item{
+		attrPartitionKey: str(pk),
+		attrRowKey:       str(rk),
+		attrTimestamp:    str("2026-11-20T10:00:00.1234567Z"),
+		"Name":           str("written by an earlier release"),
+		"Count":          &types.AttributeValueMemberN{Value: "7"},
+		"Ratio":          &types.AttributeValueMemberN{Value: "0.5"},
+		"Flag":           &types.AttributeValueMemberBOOL{Value: true},
+		"Blob":           &types.AttributeValueMemberB{Value: []byte{1, 2, 3}},
+		"Total@":         &types.AttributeValueMemberN{Value: "1099511627776"},
+		"When@":          str("2026-01-02T03:04:05.0000006Z"),
+		"Ref@":           str("c9da6455-213d-42c9-9a79-3e9149a57833"),
+		"Whole@":         str("3"),
+		attrCount:        &types.AttributeValueMemberN{Value: "9"},
+	}
+}
+
+// earlierEntity is earlierItem as the store answers it.
+func earlierEntity(pk, rk string) *model.Entity {
+	when := time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)
+	return &model.Entity{PartitionKey: pk, RowKey: rk, Timestamp: time.Date(2026, 11, 20, 10, 0, 0, 123456700, time.UTC),
+		Properties: props{
+			"Name": edm.NewString("written by an earlier release"), "Count": edm.NewInt32(7), "Ratio": edm.NewDouble(0.5),
+			"Flag": edm.NewBoolean(true), "Blob": edm.NewBinary([]byte{1, 2, 3}), "Total": edm.NewInt64(1 << 40),
+			"When": edm.NewDateTime(when), "Ref": edm.NewGuid("c9da6455-213d-42c9-9a79-3e9149a57833"), "Whole": edm.NewDouble(3),
+		}}
+}
+
+// putRaw writes items into a DynamoDB table as they are.
+func putRaw(t *testing.T, s *Store, table string, items ...item) {
+	t.Helper()
+	for _, it := range items {
+		if _, err := s.db.PutItem(dynamolocal.Context(t, testTimeout), &dynamodb.PutItemInput{TableName: aws.String(table), Item: it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPlacementsOfEarlierReleases serves tables as the releases before the
+// shared table left them (dynamolocal.CreatePerTable: a DynamoDB table of
+// their own, a catalog entry without id or copies), with entities as they
+// wrote them, beside a table in the shared table: read, queried (through
+// the order index, or by Scan on a table without it), written, listed,
+// given stored access policies, and deleted through the purge, which
+// deletes the DynamoDB table.
+func TestPlacementsOfEarlierReleases(t *testing.T) {
+	t.Parallel()
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond, CatalogCacheTTL: 50 * time.Millisecond})
+	ctx := dynamolocal.Context(t, testTimeout)
+	ordered := createPlacement(t, s, "acct", "Ordered", true)
+	unordered := createPlacement(t, s, "acct", "Unordered", false)
+	if _, err := s.CreateTable(ctx, "acct", "Shared"); err != nil {
+		t.Fatal(err)
+	}
+	// The unordered table: items of a release before the order index, the
+	// empty keys stored as "\x01".
+	putRaw(t, s, unordered, earlierItem("p1", "r1"), earlierItem("p0", "r2"), earlierItem(emptyKey, emptyKey))
+	// The ordered table: items as the releases with the index wrote them.
+	for _, e := range []*model.Entity{earlierEntity("p1", "r1"), earlierEntity("p0", "r2"), earlierEntity("", "")} {
+		its, err := buildItems(&location{table: ordered}, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		putRaw(t, s, ordered, its.main)
+	}
+
+	wantKeys := []string{k("", ""), k("p0", "r2"), k("p1", "r1")}
+	for _, table := range []string{"Ordered", "Unordered"} {
+		env := &testEnv{t: t, s: s, ctx: ctx, account: "acct", table: table}
+		for _, want := range []*model.Entity{earlierEntity("p1", "r1"), earlierEntity("", "")} {
+			env.wantStored(want)
+		}
+		got, _ := pages(t, env, store.Query{}, 2)
+		if table == "Unordered" {
+			// A Scan: each partition whole, partitions in hash order.
+			slices.SortFunc(got, func(a, b *model.Entity) int {
+				return strings.Compare(k(a.PartitionKey, a.RowKey), k(b.PartitionKey, b.RowKey))
+			})
+		}
+		wantOrder(t, got, wantKeys)
+		page, err := s.QueryEntities(ctx, "acct", table, store.Query{Keys: pkRange("p1"), Top: 10})
+		if err != nil || len(page.Entities) != 1 || entityDiff(page.Entities[0], earlierEntity("p1", "r1")) != "" {
+			t.Fatalf("%s: partition query: %+v, %v", table, page.Entities, err)
+		}
+		// Writes land in the placement, as such a release wrote them.
+		merge := newEntity("p1", "r1", props{"Count": edm.NewInt64(8)})
+		env.mustWrite(store.Op{Kind: store.OpMerge, Entity: merge})
+		merged := earlierEntity("p1", "r1")
+		merged.Properties["Count"], merged.Timestamp = edm.NewInt64(8), merge.Timestamp
+		env.wantStored(merged)
+		env.mustWrite(store.Op{Kind: store.OpDelete, Entity: newEntity("p0", "r2", nil)})
+		env.insert(newEntity("p2", "new", nil))
+		if _, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(dynamolocal.PerTableName(s.opts.TablePrefix, "acct", table)),
+			Key: keyItem("p2", "new")}); err != nil {
+			t.Fatalf("%s: the new entity is not in the placement: %v", table, err)
+		}
+		acl := []model.SignedIdentifier{{ID: "policy", Permission: "r"}}
+		if err := s.SetTableACL(ctx, "acct", table, acl); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := s.GetTable(ctx, "acct", table); err != nil || len(info.ACL) != 1 || info.Name != table {
+			t.Errorf("%s: GetTable after Set Table ACL: %+v, %v", table, info, err)
+		}
+	}
+	tables, err := s.QueryTables(ctx, "acct", store.TableQuery{Top: 10})
+	if err != nil || len(tables.Tables) != 3 {
+		t.Fatalf("tables: %+v, %v; want Ordered, Shared and Unordered", tables.Tables, err)
+	}
+
+	for _, table := range []string{"Ordered", "Unordered"} {
+		if err := s.DeleteTable(ctx, "acct", table); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GetEntity(ctx, "acct", table, "p1", "r1"); !errors.Is(err, store.ErrTableNotFound) {
+			t.Errorf("%s right after Delete Table: %v; want ErrTableNotFound", table, err)
+		}
+	}
+	if _, err := s.describe(ctx, ordered); err != nil {
+		t.Fatalf("the DynamoDB table before the purge: %v; want it still there", err)
+	}
+	time.Sleep(5 * time.Millisecond) // PurgeGrace
+	if rep, err := s.Purge(ctx); err != nil || rep.Tables != 2 {
+		t.Fatalf("Purge = %+v, %v; want the two DynamoDB tables", rep, err)
+	}
+	for _, phys := range []string{ordered, unordered} {
+		if _, err := s.describe(ctx, phys); !errors.Is(err, store.ErrTableNotFound) {
+			t.Errorf("%s after the purge: %v; want it gone", phys, err)
+		}
+	}
+	// The name is free again, for a table in the shared table.
+	env := &testEnv{t: t, s: s, ctx: ctx, account: "acct", table: "ordered"}
+	waitRecreate(t, env)
+	if loc, err := s.locate(ctx, "acct", "Ordered"); err != nil || loc.table != s.opts.SharedTable {
+		t.Errorf("the name created again: %+v, %v; want the shared table", loc, err)
+	}
+	if _, err := s.GetEntity(ctx, "acct", "Ordered", "p1", "r1"); !errors.Is(err, store.ErrEntityNotFound) {
+		t.Errorf("the new table holds the old one's entity: %v", err)
+	}
+}
+
+// putEntryAsEarlierRelease writes a table's catalog entry as an earlier
+// release's per-table Create or Delete Table left it when it stopped half
+// way: creating (claimed, with its marker, since since), or deleting.
+func putEntryAsEarlierRelease(t *testing.T, s *Store, account, table, state string, since time.Time) {
+	t.Helper()
+	it := tableKey(account, table)
+	it[catName] = str(table)
+	it[catState] = str(state)
+	it[catPhysical] = str(dynamolocal.PerTableName(s.opts.TablePrefix, account, table))
+	if state == stateCreating {
+		it[catMarker] = str(newGen())
+	}
+	it[catSince] = str(since.UTC().Format(time.RFC3339Nano))
+	putRaw(t, s, s.opts.CatalogTable, it)
+}
+
+// TestCreateTableTakesOverLeftovers: names an earlier release's per-table
+// Create or Delete Table left half way are no tables: Get Table, Query
+// Tables, entity operations and Delete Table answer as for a missing one
+// (a half-created table's entities included). Create Table takes such a
+// name, in the shared table, in one transaction that hands the DynamoDB
+// table (if any) to the purge; a creating entry younger than staleCreate
+// may be a create still running, during an upgrade, and is 409.
+func TestCreateTableTakesOverLeftovers(t *testing.T) {
+	t.Parallel()
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond})
+	ctx := dynamolocal.Context(t, testTimeout)
+	long := time.Now().Add(-time.Hour)
+	// Deleting: the DynamoDB table was still there.
+	createPlacement(t, s, "acct", "HalfDeleted", true)
+	putEntryAsEarlierRelease(t, s, "acct", "HalfDeleted", stateDeleting, time.Now())
+	// Created, then the create gave up before marking it active: usable,
+	// had anyone written to it.
+	half := createPlacement(t, s, "acct", "HalfCreated", true)
+	putEntryAsEarlierRelease(t, s, "acct", "HalfCreated", stateCreating, long)
+	putRaw(t, s, half, earlierItem("p1", "r1"))
+	// Claimed, and the process died before CreateTable.
+	putEntryAsEarlierRelease(t, s, "acct", "NeverCreated", stateCreating, long)
+	// A create running now.
+	putEntryAsEarlierRelease(t, s, "acct", "Creating", stateCreating, time.Now())
+
+	leftovers := []string{"HalfDeleted", "HalfCreated", "NeverCreated", "Creating"}
+	for _, name := range leftovers {
+		if _, err := s.GetTable(ctx, "acct", name); !errors.Is(err, store.ErrTableNotFound) {
+			t.Errorf("GetTable(%s) = %v; want ErrTableNotFound", name, err)
+		}
+		if _, err := s.GetEntity(ctx, "acct", name, "p1", "r1"); !errors.Is(err, store.ErrTableNotFound) {
+			t.Errorf("GetEntity in %s = %v; want ErrTableNotFound", name, err)
+		}
+		if err := s.DeleteTable(ctx, "acct", name); !errors.Is(err, store.ErrTableNotFound) {
+			t.Errorf("DeleteTable(%s) = %v; want ErrTableNotFound", name, err)
+		}
+	}
+	if page, err := s.QueryTables(ctx, "acct", store.TableQuery{Top: 10}); err != nil || len(page.Tables) != 0 {
+		t.Errorf("QueryTables = %+v, %v; want none", page.Tables, err)
+	}
+	for _, name := range leftovers[:3] {
+		if _, err := s.CreateTable(ctx, "acct", name); err != nil {
+			t.Fatalf("CreateTable(%s): %v", name, err)
+		}
+		if err := s.Write(ctx, "acct", name, []store.Op{{Kind: store.OpInsert, Entity: newEntity("p1", "r1", nil)}}); err != nil {
+			t.Fatalf("write to the new %s: %v", name, err)
+		}
+		if loc, err := s.locate(ctx, "acct", name); err != nil || !loc.shared() {
+			t.Errorf("%s after the create: %+v, %v; want the shared table", name, loc, err)
+		}
+	}
+	if _, err := s.CreateTable(ctx, "acct", "Creating"); !errors.Is(err, store.ErrTableExists) {
+		t.Errorf("CreateTable over a recent claim: %v; want ErrTableExists", err)
+	}
+	time.Sleep(5 * time.Millisecond) // PurgeGrace
+	if rep, err := s.Purge(ctx); err != nil || rep.Tables != 3 {
+		t.Fatalf("Purge = %+v, %v; want the three names' DynamoDB tables", rep, err)
+	}
+	for _, name := range leftovers[:3] {
+		if _, err := s.describe(ctx, dynamolocal.PerTableName(s.opts.TablePrefix, "acct", name)); !errors.Is(err, store.ErrTableNotFound) {
+			t.Errorf("the DynamoDB table of %s after the purge: %v; want none", name, err)
+		}
+	}
+}
+
+// inUseAfterUpdate answers the first DeleteTable after an UpdateTable with
+// ResourceInUseException, as AWS does while the UpdateTable that lifted
+// deletion protection leaves the table UPDATING (DynamoDB Local applies it
+// at once).
+type inUseAfterUpdate struct {
+	mu       sync.Mutex
+	updated  bool
+	answered int
+}
+
+func (f *inUseAfterUpdate) option(o *dynamodb.Options) {
+	initHook("inUseAfterUpdate", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		f.mu.Lock()
+		switch in.Parameters.(type) {
+		case *dynamodb.UpdateTableInput:
+			f.updated = true
+		case *dynamodb.DeleteTableInput:
+			if f.updated {
+				f.updated = false
+				f.answered++
+				f.mu.Unlock()
+				return middleware.InitializeOutput{}, middleware.Metadata{}, &types.ResourceInUseException{Message: aws.String("Attempt to change a resource which is still in use: Table is being updated")}
+			}
+		}
+		f.mu.Unlock()
+		return next.HandleInitialize(ctx, in)
+	})(o)
+}
+
+// TestPurgeDeletesProtectedPlacement: a placement an earlier release
+// created with deletion protection (TABLEBRIDGE_DELETION_PROTECTION) is
+// deleted by the purge, which lifts the protection first, although the
+// DeleteTable right after finds the table UPDATING.
+func TestPurgeDeletesProtectedPlacement(t *testing.T) {
+	t.Parallel()
+	fault := &inUseAfterUpdate{}
+	s := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond}, fault.option)
+	ctx := dynamolocal.Context(t, testTimeout)
+	phys := createPlacement(t, s, "acct", "Protected", true)
+	if _, err := dynamolocal.Client(t).UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(phys), DeletionProtectionEnabled: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteTable(ctx, "acct", "Protected"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // PurgeGrace
+	if rep, err := s.Purge(ctx); err != nil || rep.Tables != 1 {
+		t.Fatalf("Purge = %+v, %v", rep, err)
+	}
+	if fault.answered != 1 {
+		t.Errorf("ResourceInUseException answered %d times, want 1", fault.answered)
+	}
+	if _, err := s.describe(ctx, phys); !errors.Is(err, store.ErrTableNotFound) {
+		t.Errorf("the protected DynamoDB table after the purge: %v; want it gone", err)
 	}
 }

@@ -28,8 +28,9 @@ type options struct {
 }
 
 // PartitionsUnordered tells the suite that queries which span several
-// partitions return them in no particular order (the DynamoDB store's
-// unordered layout Scans, which walks partitions by hash). Entities of one
+// partitions return them in no particular order (the DynamoDB store Scans
+// a table an earlier release created without the order index, which walks
+// partitions by hash). Entities of one
 // partition must still come together, in RowKey order, and paging must
 // still return each entity exactly once. Without it the suite asserts
 // (PartitionKey, RowKey) order for every query shape.
