@@ -236,9 +236,10 @@ var table = [end]Info{
 		Request: Request{Path: PathEntity, Methods: []string{patch, merge}, IfMatch: IfMatchAbsent}, Store: []StoreMethod{StoreWrite}},
 	DeleteEntity: {Name: "DeleteEntity", AccountSAS: sas("o", "d"), TableSAS: sas("", "d"), Token: RoleContributor,
 		Request: Request{Path: PathEntity, Methods: []string{del}}, Store: []StoreMethod{StoreWrite}},
-	// A batch may be a lone GET of an entity.
+	// A batch is a changeset of entity writes, or a lone GET of an entity
+	// or of a query ("Performing entity group transactions").
 	EntityGroupTransaction: {Name: "EntityGroupTransaction", Unauthorized: true,
-		Request: Request{Path: PathBatch, Methods: []string{post}}, Store: []StoreMethod{StoreWrite, StoreGetEntity}},
+		Request: Request{Path: PathBatch, Methods: []string{post}}, Store: []StoreMethod{StoreWrite, StoreGetEntity, StoreQueryEntities}},
 	// HEAD is Get Table ACL's other verb.
 	GetTableACL: {Name: "GetTableACL", ReadsOnly: true, Request: Request{Path: PathEntities, Methods: []string{get, head}, Comp: "acl"}},
 	SetTableACL: {Name: "SetTableACL", Request: Request{Path: PathEntities, Methods: []string{put}, Comp: "acl"}, Store: []StoreMethod{StoreSetTableACL}},

@@ -189,6 +189,15 @@ func TestBatchOperations(t *testing.T) {
 	if want := []Operation{QueryEntities, GetEntity}; !slices.Equal(reads, want) {
 		t.Errorf("entity reads %v, want %v", reads, want)
 	}
+	// What a batch may carry, its function (a Lambda's guard and IAM
+	// follow the entry) may call.
+	for _, op := range append(writes, reads...) {
+		for _, m := range op.Info().Store {
+			if !slices.Contains(EntityGroupTransaction.Info().Store, m) {
+				t.Errorf("a batch may carry %s, which calls %s: EntityGroupTransaction's entry does not list it", op, m)
+			}
+		}
+	}
 }
 
 // TestEffectiveMethod: X-HTTP-Method on a POST names the method; Azure's
