@@ -192,4 +192,19 @@ func suiteTransactionRules(t *testing.T, newServer func(t *testing.T) *Server) {
 		wantRawTransactionFailure(t, resp, 2, http.StatusConflict, "EntityAlreadyExists")
 		unchanged(t, c, before)
 	})
+
+	t.Run("UnanswerableInsertIsNotApplied", func(t *testing.T) {
+		// An insert whose answer no format can give ($format names none)
+		// fails the changeset before it is applied, as the insert alone
+		// is refused before it is written: a client told its transaction
+		// failed must not find it applied.
+		c, before := seeded(t)
+		table := TableName(t, "")
+		resp := srv.doBatch(t, []batchOp{
+			{Method: http.MethodPost, Path: "/" + table, Body: []byte(`{"PartitionKey":"p","RowKey":"n0"}`)},
+			{Method: http.MethodPost, Path: "/" + table + "?$format=text/plain", Body: []byte(`{"PartitionKey":"p","RowKey":"n1"}`)},
+		})
+		wantRawTransactionFailure(t, resp, 1, http.StatusBadRequest, "InvalidInput")
+		unchanged(t, c, before)
+	})
 }

@@ -48,10 +48,14 @@ func (h *Handler) batch(c *call) (*response, error) {
 	}
 
 	writes := make([]tables.EntityWrite, len(req.Operations))
+	answers := make([]partAnswer, len(req.Operations))
 	table := ""
 	for i := range req.Operations {
 		op := &req.Operations[i]
 		w, opTable, err := h.changesetWrite(c, op)
+		if err == nil {
+			answers[i], err = endpoints[w.Op].part(c, op)
+		}
 		if err != nil {
 			return h.batchFailure(c, op.Fail(asAPIError(err)))
 		}
@@ -84,9 +88,7 @@ func (h *Handler) batch(c *call) (*response, error) {
 		if etag == "" || !res.Entity.Timestamp.Equal(etagTime) {
 			etag, etagTime = tables.ETag(res.Entity.Timestamp), res.Entity.Timestamp
 		}
-		if parts[i], err = endpoints[writes[i].Op].part(c, op, res.Entity, etag); err != nil {
-			return h.batchFailure(c, op.Fail(asAPIError(err)))
-		}
+		parts[i] = answers[i](res.Entity, etag)
 		parts[i].ContentID = op.ContentID
 	}
 	b := h.batchBoundaries()

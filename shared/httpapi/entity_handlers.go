@@ -58,22 +58,25 @@ func (h *Handler) insertEntity(c *call) (*response, error) {
 // insertedPart answers an Insert Entity in a changeset, as insertEntity
 // answers it alone: 201 with the entity, or 204 for "Prefer:
 // return-no-content", in the form Azure gives a batch's parts.
-func insertedPart(c *call, part *batch.Operation, e *model.Entity, etag string) (batch.Response, error) {
-	loc := entityLocation(c.baseURL, c.res.table, e)
+func insertedPart(c *call, part *batch.Operation) (partAnswer, error) {
 	noContent, explicit := preferenceOf(part.Header)
 	if noContent {
-		return batch.InsertedNoContent(loc, etag), nil
+		return func(e *model.Entity, etag string) batch.Response {
+			return batch.InsertedNoContent(entityLocation(c.baseURL, c.res.table, e), etag)
+		}, nil
 	}
 	level, err := metadataLevelOf(part.Header, queryValue(part.URL.RawQuery, "$format"))
 	if err != nil {
-		return batch.Response{}, err
+		return nil, err
 	}
-	enc := &entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}
-	answer := batch.Inserted(loc, etag, jsonContentType(level), enc.appendEntity(nil, e, true))
-	if explicit {
-		answer.PreferenceApplied = "return-content"
-	}
-	return answer, nil
+	return func(e *model.Entity, etag string) batch.Response {
+		enc := &entityEncoder{level: level, baseURL: c.baseURL, account: c.account, table: c.res.table}
+		answer := batch.Inserted(entityLocation(c.baseURL, c.res.table, e), etag, jsonContentType(level), enc.appendEntity(nil, e, true))
+		if explicit {
+			answer.PreferenceApplied = "return-content"
+		}
+		return answer
+	}, nil
 }
 
 func (h *Handler) getEntity(c *call) (*response, error) {
@@ -153,8 +156,8 @@ func (h *Handler) updateEntity(c *call) (*response, error) {
 }
 
 // updatedPart answers them in a changeset: 204 with the new ETag.
-func updatedPart(_ *call, _ *batch.Operation, _ *model.Entity, etag string) (batch.Response, error) {
-	return batch.Updated(etag), nil
+func updatedPart(*call, *batch.Operation) (partAnswer, error) {
+	return func(_ *model.Entity, etag string) batch.Response { return batch.Updated(etag) }, nil
 }
 
 func (h *Handler) deleteEntity(c *call) (*response, error) {
@@ -166,6 +169,6 @@ func (h *Handler) deleteEntity(c *call) (*response, error) {
 }
 
 // deletedPart answers a Delete Entity in a changeset: 204.
-func deletedPart(*call, *batch.Operation, *model.Entity, string) (batch.Response, error) {
-	return batch.Deleted(), nil
+func deletedPart(*call, *batch.Operation) (partAnswer, error) {
+	return func(*model.Entity, string) batch.Response { return batch.Deleted() }, nil
 }

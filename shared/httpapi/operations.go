@@ -15,12 +15,18 @@ import (
 type endpoint struct {
 	json  bool // takes JSON entity payloads (a $batch body is multipart)
 	serve func(h *Handler, c *call) (*response, error)
-	// part answers the operation inside a changeset once the transaction
-	// is applied, from the entity written and the transaction's ETag: set
-	// for the entity writes (operation.Operation.WritesEntity), the
-	// operations a changeset carries.
-	part func(c *call, part *batch.Operation, e *model.Entity, etag string) (batch.Response, error)
+	// part prepares the operation's answer inside a changeset: set for
+	// the entity writes (operation.Operation.WritesEntity), the operations
+	// a changeset carries. It runs before the transaction is applied, so a
+	// part that cannot be answered (an Accept no answer can meet) fails
+	// the transaction instead of being applied and then refused; the
+	// answer it returns is built from the entity written and the
+	// transaction's ETag.
+	part func(c *call, part *batch.Operation) (partAnswer, error)
 }
+
+// partAnswer is a changeset operation's answer, once it is applied.
+type partAnswer func(e *model.Entity, etag string) batch.Response
 
 // endpoints holds the handler of every operation that resolveOperation can
 // return (all but Preflight, which serve answers first), indexed by
