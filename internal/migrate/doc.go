@@ -15,7 +15,8 @@
 // that enforces the data model's rules and assigns Timestamps, as the
 // server would; it passes decoded entities, so nothing is encoded to JSON
 // and decoded again. Writing through the service rather than the store
-// costs nothing measurable (README, Migration throughput). It reads the
+// costs nothing measurable (docs/performance.md, "Migration throughput").
+// It reads the
 // store directly, which takes a key range to split a table by; reads
 // change nothing, so no rule is bypassed.
 //

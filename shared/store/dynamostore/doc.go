@@ -115,7 +115,7 @@
 // Query or Scan page of plain single-item entities is read from the
 // response JSON straight into entities (pagejson.go), which costs the
 // server less CPU per query than the SDK's token-by-token decoder and
-// decodeItems (figures: docs/performance.md, DynamoDB overhead).
+// decodeItems (figures: docs/performance.md, "DynamoDB overhead").
 // The page decoder calls codec.go's scalar decoders, so the Edm rules live
 // once; a page holding anything else (a chunked entity's items, another
 // tool's attributes) goes to the SDK whole and through decodeItems, and a
