@@ -20,7 +20,8 @@ import (
 
 // Public prices, us-east-1, as listed on the AWS pricing pages for Lambda,
 // API Gateway and DynamoDB (on-demand, after the 1 November 2024
-// reduction), taken 2026-11-25. The README's cost table quotes them.
+// reduction), taken 2026-11-25. docs/aws.md's cost table ("Profiles and
+// cost") quotes them.
 const (
 	priceLambdaRequest  = 0.20 / 1e6   // per invocation
 	priceLambdaGBSecond = 0.0000133334 // arm64, first 7.5 billion GB-s a month
@@ -73,7 +74,7 @@ func (c opCost) units() string {
 // figures are the REST ones with the HTTP API's request price.
 //
 // It runs only when envMeasureCost is 1 (make cost): some 120 invocations
-// that assert nothing, only print the README's cost table.
+// that assert nothing, only print docs/aws.md's cost table.
 func measureCost(t *testing.T, d *deployment) {
 	if os.Getenv(envMeasureCost) != "1" {
 		t.Skipf("set %s=1 (make cost) to measure what each operation costs", envMeasureCost)

@@ -67,8 +67,8 @@ local-api: require-sam require-docker build ## serve the API with sam local star
 
 # cost runs the functions' cost measurement, which make test leaves out:
 # the bootstraps under the Lambda RIE against DynamoDB Local (the test
-# starts its own unless TABLEBRIDGE_DYNAMODB_ENDPOINT is set), printing the
-# docs/aws.md's table under "Profiles and cost".
+# starts its own unless TABLEBRIDGE_DYNAMODB_ENDPOINT is set), printing
+# the table of docs/aws.md, "Profiles and cost".
 .PHONY: cost
 cost: ## measure billed ms and DynamoDB units per operation under the Lambda RIE; prints docs/aws.md's cost table
 	infra/dynamodb-local/install.sh

@@ -12,7 +12,8 @@ import (
 )
 
 // TestRecoverTablesOfAnUpperCaseAccountPath: before account names resolved
-// in any case to the configured account (issue 12), a request to
+// in any case to the configured account (SECURITY.md, "What a signature
+// covers"), a request to
 // /DEVSTOREACCOUNT1/... signed by devstoreaccount1 stored its tables in a
 // bbolt account bucket of that spelling. The API no longer reaches that
 // bucket; docs/troubleshooting.md's recovery, export -store bolt

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// version is set at link time by make install and make build-cli
+// version is set at link time by make install and make cli
 // (-ldflags "-X main.version=..."); without it the module version and the
 // VCS stamp of the build say what was built.
 var version = ""

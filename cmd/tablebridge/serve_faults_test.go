@@ -115,8 +115,9 @@ func (s *limitedServer) insert(t *testing.T, client *http.Client, rowKey string)
 	return answeredInsert{rowKey: rowKey, status: resp.StatusCode, code: resp.Header.Get("x-ms-error-code")}
 }
 
-// TestServeDynamoDBFrozenWrites is issue 12 row 10 over the real server: a
-// DynamoDB Local of the test's own is frozen (SIGSTOP) while inserts run.
+// TestServeDynamoDBFrozenWrites holds SECURITY.md's "What a failed write
+// means" over the real server: a DynamoDB Local of the test's own is
+// frozen (SIGSTOP) while inserts run.
 // 503 ServerBusy tells Azure clients the operation was not performed, so
 // no insert answered 503 may be stored; an insert whose request went out
 // and got no answer is 500 OperationTimedOut, and may or may not be. Once

@@ -83,8 +83,9 @@ func rawHeader(req *http.Request, contentLength int) string {
 	return b.String()
 }
 
-// hostileEntityBody is issue 12's body: 4 MiB of 358,000 one-character
-// properties, each named apart.
+// hostileEntityBody is the entity body built to cost the most within the
+// 4 MiB request bound: 4 MiB of 358,000 one-character properties, each
+// named apart.
 func hostileEntityBody() []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"PartitionKey":"p","RowKey":"r"`)
@@ -105,8 +106,9 @@ func wantAzureError(t testing.TB, resp *http.Response, status int, code string) 
 	}
 }
 
-// TestServeRefusesHostileEntityBodies is issue 12 rows 3 and 4 over the
-// real server: the 4 MiB body of 358,000 properties is 400
+// TestServeRefusesHostileEntityBodies holds the bounds on the request body
+// and on the properties of an entity body (SECURITY.md, "Limits and
+// timeouts") over the real server: the 4 MiB body of 358,000 properties is 400
 // TooManyProperties and costs the server about one copy of itself, and a
 // body past 4 MiB is 413 RequestBodyTooLarge without being read.
 func TestServeRefusesHostileEntityBodies(t *testing.T) {
@@ -170,7 +172,8 @@ func slowBodyClient(t *testing.T, s *limitedServer, interval time.Duration) net.
 	return conn
 }
 
-// TestServeCutsOffSlowBodies is issue 12 row 5: a body that trickles is cut
+// TestServeCutsOffSlowBodies holds the bound on the time to send a request
+// body (SECURITY.md, "Limits and timeouts"): a body that trickles is cut
 // off after the body timeout with Azure's 500 OperationTimedOut, and the
 // connection is closed. The client's own 10 s deadline only keeps a broken
 // server from hanging the test.
@@ -339,7 +342,8 @@ func stallQuery(t *testing.T, s *limitedServer) (*http.Response, *net.TCPConn) {
 	return resp, conn
 }
 
-// TestServeDropsStalledReaders is issue 12 row 6: a client that asks for a
+// TestServeDropsStalledReaders holds the bound on the time to read an answer
+// (SECURITY.md, "Limits and timeouts"): a client that asks for a
 // page of 1000 entities and never reads it loses its connection after the
 // write timeout, and its share of the in-flight bound comes back.
 func TestServeDropsStalledReaders(t *testing.T) {

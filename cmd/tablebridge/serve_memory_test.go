@@ -17,8 +17,9 @@ import (
 	"time"
 )
 
-// BenchmarkHostileBodies measures issue 12 rows 3 and 4 on the real
-// server: what one in-flight request with the 4 MiB body of 358,000
+// BenchmarkHostileBodies measures the bounds on the request body and on
+// the properties of an entity body (SECURITY.md, "Limits and timeouts") on
+// the real server: what one in-flight request with the 4 MiB body of 358,000
 // properties costs, alone and 32 at once. It reports the peak growth of the
 // Go heap (sampled every 100 µs) and of the process's resident set (VmHWM,
 // reset before each burst) per request, both also as a multiple of the
@@ -147,7 +148,8 @@ func procStatusKiB(field string) int64 {
 	return 0
 }
 
-// BenchmarkStalledReaders measures issue 12 row 6: 100 clients ask for a
+// BenchmarkStalledReaders measures the bound on the time to read an answer
+// (SECURITY.md, "Limits and timeouts"): 100 clients ask for a
 // page of 1000 entities of about 1 KiB and never read the answer. It
 // reports the Go heap each stalled answer holds while it waits and what is
 // left once the write timeout (1 s here) has dropped them all.

@@ -14,7 +14,7 @@ import (
 
 // TestServeInMemory runs serve -store memory twice with the SDK: the data
 // lives while the server runs, is gone after a restart, and the data
-// directory is never created (issue 25, item 5).
+// directory is never created (docs/serve.md, "In memory (`-store memory`)").
 func TestServeInMemory(t *testing.T) {
 	t.Parallel()
 	dataDir := filepath.Join(t.TempDir(), "never-created")

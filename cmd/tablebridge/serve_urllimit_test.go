@@ -11,7 +11,8 @@ import (
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 )
 
-// TestServeAnswersOversizeRequestsInAzureShape is issue 12 row 8 over the
+// TestServeAnswersOversizeRequestsInAzureShape holds the bounds on the
+// request URL and headers (SECURITY.md, "Limits and timeouts") over the
 // real server: a $filter of 100,000 characters and a $select of 1,000 names
 // (a 256 KB URL) get 414 InvalidUri, and 70 KiB of headers 400
 // InvalidHeaderValue, each in Azure's error shape with x-ms-request-id;

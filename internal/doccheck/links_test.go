@@ -200,7 +200,7 @@ func TestRelativeLinks(t *testing.T) {
 }
 
 // TestEveryDocsPageLinked: each page under docs/ is reachable from the
-// README, so no page is written and then lost.
+// README.md, so no page is written and then lost.
 func TestEveryDocsPageLinked(t *testing.T) {
 	root := repoRoot(t)
 	b, err := os.ReadFile(filepath.Join(root, "README.md"))

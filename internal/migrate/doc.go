@@ -2,6 +2,10 @@
 // and import: it copies Azure tables, entity for entity and type for type,
 // from any Azure Table endpoint (Azure, Azurite, Cosmos DB's Table API,
 // another tablebridge) into a tablebridge, and proves the copy.
+// docs/migration.md is the commands' reference (flags, checkpoints,
+// following a live source, the export format) and docs/performance.md,
+// "Migration throughput", their figures; this comment says how the engine
+// keeps those promises.
 //
 // # Sources and destinations
 //
@@ -15,9 +19,8 @@
 // that enforces the data model's rules and assigns Timestamps, as the
 // server would; it passes decoded entities, so nothing is encoded to JSON
 // and decoded again. Writing through the service rather than the store
-// costs nothing measurable (README, Migration throughput). It reads the
-// store directly, which takes a key range to split a table by; reads
-// change nothing, so no rule is bypassed.
+// costs nothing measurable. It reads the store directly, which takes a key
+// range to split a table by; reads change nothing, so no rule is bypassed.
 //
 // Reading goes through the SDK's pager but not its entity decoding: the SDK
 // re-encodes each entity through map[string]any, which turns an integral
@@ -31,11 +34,10 @@
 // transaction's URLs, and the empty PartitionKey, which the SDK refuses to
 // put in an update URL although Azure allows it.
 //
-// Every Edm type and value survives bit for bit: Int64 extremes, NaN,
-// ±Infinity, -0, 5E-324 and the largest Double, DateTime to the 100 ns
-// tick, Guid, Binary, any Unicode, empty keys. The Timestamp does not: the
-// destination assigns its own on every write. Options.KeepTimestamp keeps
-// the source's as an extra Edm.DateTime property.
+// So every Edm type and value survives bit for bit (docs/migration.md
+// lists them); the Timestamp does not, since the destination assigns its
+// own on every write (Options.KeepTimestamp keeps the source's as an extra
+// property).
 //
 // # How a migration runs (Migrate)
 //
@@ -76,18 +78,15 @@
 //
 // # Verify
 //
-// Verify compares two sides by hashing every entity's canonical encoding
-// into buckets by key, so it works whatever order each side returns (a
-// DynamoDB-backed tablebridge scans in hash order) with bounded memory, and
-// re-reads only the buckets that disagree to name each difference: missing
-// in the destination, extra in the destination, or a property that differs.
-// verify.go explains the algorithm.
+// Verify hashes every entity's canonical encoding into buckets by key, so
+// it works whatever order each side returns, with bounded memory, and
+// re-reads only the buckets that disagree; verify.go explains the
+// algorithm.
 //
 // # Export and import
 //
-// ExportTable writes one table as newline-delimited JSON with a header line
-// naming the table and every non-string property annotated with its Edm
-// type; ndjson.go documents the format. FileSource reads such files back,
-// gzip-compressed or not, as a Source, so import is Migrate from files:
-// batched, retried and resumable the same way.
+// ExportTable writes one table as newline-delimited JSON (ndjson.go;
+// docs/migration.md, "Export and import"). FileSource reads such files
+// back as a Source, so import is Migrate from files: batched, retried and
+// resumable the same way.
 package migrate

@@ -16,8 +16,9 @@ import (
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
-// suiteProbes replays what an attacker of a public endpoint tried (issue
-// 12): each probe must get Azure's refusal and leave stored data as it was.
+// suiteProbes replays what an attacker of a public endpoint would try
+// (SECURITY.md, "Threat model"): each probe must get Azure's refusal and
+// leave stored data as it was.
 func suiteProbes(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
 	sc := srv.ServiceClient(t)

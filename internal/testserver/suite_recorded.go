@@ -19,7 +19,8 @@ import (
 //   - js: Azure/azure-sdk-for-js sdk/tables/data-tables/recordings/<name>.
 
 // suiteAzureRecorded holds the answers where replaying Azure's recorded
-// traffic found tablebridge answering otherwise (issue 22). Each case names
+// traffic found tablebridge answering otherwise (docs/compatibility.md,
+// "Answers checked against Azure's recorded traffic"). Each case names
 // the recording that shows Azure's answer; the requests are written as the
 // recorded client wrote them, with raw signed requests.
 func suiteAzureRecorded(t *testing.T, newServer func(t *testing.T) *Server) {
@@ -134,8 +135,9 @@ func suiteAzureRecorded(t *testing.T, newServer func(t *testing.T) *Server) {
 	// test_table.test_create_table_with_already_existing_table_fail_on_exist.yaml:
 	// with Prefer: return-no-content, Azure's 409 TableAlreadyExists carries
 	// Preference-Applied: return-no-content; so do 400 InvalidResourceName
-	// and 409 EntityAlreadyExists (issue 22's replay). Without Prefer, no
-	// Preference-Applied.
+	// (test_table.test_unicode_create_table_unicode_name.yaml) and 409
+	// EntityAlreadyExists (test_table_entity.test_insert_entity_conflict.yaml).
+	// Without Prefer, no Preference-Applied.
 	t.Run("PreferenceAppliedOnErrors", func(t *testing.T) {
 		noContent := http.Header{"Prefer": {"return-no-content"}}
 		table := TableName(t, "")
@@ -235,9 +237,9 @@ func suiteAzureRecorded(t *testing.T, newServer func(t *testing.T) *Server) {
 	})
 
 	// A changeset of no operations: Azure answers 202 with an empty
-	// changeset response (issue 22's replay of the legacy recordings; no
-	// single recording of it is cited, see docs/compatibility.md's
-	// notes).
+	// changeset response, as the replay of the legacy recordings reported;
+	// no single recording of it is cited (docs/compatibility.md, "Answers
+	// checked against Azure's recorded traffic").
 	t.Run("EmptyChangeset", func(t *testing.T) {
 		const batchB, changeB = "batch_e", "changeset_e"
 		body := "--" + batchB + "\r\nContent-Type: multipart/mixed; boundary=" + changeB + "\r\n\r\n--" + changeB + "--\r\n--" + batchB + "--\r\n"

@@ -107,8 +107,8 @@ func TestSharedKeyWirePathsNeverShareASignature(t *testing.T) {
 			for _, e := range keyEncoders {
 				add(entityWirePath("mytable", pk, rk, e.encode), pk)
 			}
-			// The replay of the issue: the key whose literal is this
-			// key's Go encoding.
+			// The replay SECURITY.md's "What a signature covers" rules
+			// out: the key whose literal is this key's Go encoding.
 			lit := url.PathEscape(strings.ReplaceAll(pk, "'", "''"))
 			add(entityWirePath("mytable", strings.ReplaceAll(lit, "''", "'"), rk, url.PathEscape), lit)
 		}

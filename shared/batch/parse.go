@@ -250,7 +250,7 @@ func (p *parser) parseChangeset(req *Request, contentType string, content span) 
 	}
 	if len(opParts) == 0 {
 		// Azure answers a changeset without operations 202 with an empty
-		// changeset response (issue 22, from the legacy Python SDK's
+		// changeset response (found replaying the legacy Python SDK's
 		// recordings), so it parses to a request of no operations.
 		return nil
 	}

@@ -344,8 +344,8 @@ func repeatIndexed(format string, n int) []string {
 }
 
 // TestParseEmptyChangeset: a changeset without operations is no error.
-// Azure answers it 202 with an empty changeset response (issue 22, found
-// replaying the legacy Python SDK's recordings in azure-cosmos-table-python
+// Azure answers it 202 with an empty changeset response (found replaying
+// the legacy Python SDK's recordings in Azure/azure-cosmos-table-python
 // azure-cosmosdb-table/tests/recordings), so it parses to a request of no
 // operations, and AppendResponse writes that answer.
 func TestParseEmptyChangeset(t *testing.T) {

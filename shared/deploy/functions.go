@@ -57,7 +57,8 @@ var functions = []Function{
 	{Name: "updateentity", LogicalID: "UpdateEntityFunction", Routes: on(operation.ResourceAny, http.MethodPut)},
 	// PATCH is how current SDKs merge. ANY catches the methods not
 	// declared on the resource, which is where a literal MERGE would
-	// arrive if API Gateway passed it on (see README).
+	// arrive if API Gateway passed it on (docs/aws.md, "What API Gateway
+	// changes").
 	{Name: "mergeentity", LogicalID: "MergeEntityFunction", Routes: on(operation.ResourceAny, http.MethodPatch, operation.MethodAny)},
 	// DELETE /acct/Tables('t') and DELETE of an entity.
 	{Name: "deleteresource", LogicalID: "DeleteResourceFunction", Routes: on(operation.ResourceAny, http.MethodDelete)},

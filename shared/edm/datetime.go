@@ -21,7 +21,7 @@ const dateTimeTick = 100 * time.Nanosecond
 // dropped, and the fraction dropped when it is zero, e.g.
 // "2020-08-20T22:20:23.751381Z" and "1973-10-04T00:00:00Z". That is what
 // Azure's recorded answers show (azure-sdk-for-python
-// sdk/tables/azure-data-tables/tests/recordings, issue 22); the REST
+// sdk/tables/azure-data-tables/tests/recordings); the REST
 // reference's examples with seven digits are written by hand. Every SDK
 // parses both forms, and the Go SDK needs the literal "Z". Only the written
 // form is shortened: stores keep the full 100 ns tick, and ETags are

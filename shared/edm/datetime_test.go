@@ -87,8 +87,9 @@ func TestFormatDateTime(t *testing.T) {
 		// sdk/tables/data-tables/recordings/node/tableclient_listentities/recording_should_list_by_page.js.
 		{"trailing zeros dropped", time.Date(2020, 10, 1, 0, 38, 36, 310293000, time.UTC), "2020-10-01T00:38:36.310293Z"},
 		{"one digit", time.Date(2020, 1, 1, 0, 0, 0, 500000000, time.UTC), "2020-01-01T00:00:00.5Z"},
-		// ... and the whole fraction when it is zero, e.g. 1973-10-04T00:00:00Z
-		// in the legacy Python SDK's recordings (issue 22).
+		// ... and the whole fraction when it is zero: "Birthday":
+		// "1973-10-04T00:00:00Z" in Azure/azure-cosmos-table-python
+		// azure-cosmosdb-table/tests/recordings/test_table_entity.test_get_entity.yaml.
 		{"zero fraction dropped", time.Date(2008, 7, 10, 0, 0, 0, 0, time.UTC), "2008-07-10T00:00:00Z"},
 		{"converted to UTC", time.Date(2020, 1, 1, 1, 0, 0, 0, time.FixedZone("CET", 3600)), "2020-01-01T00:00:00Z"},
 		{"sub-tick truncated", time.Date(2020, 1, 1, 0, 0, 0, 199, time.UTC), "2020-01-01T00:00:00.0000001Z"},

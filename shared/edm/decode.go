@@ -23,8 +23,8 @@ import (
 //     an Edm.Boolean. An integral number (no fraction, no exponent) within
 //     the Int32 range is an Edm.Int32, and any other number is an Edm.Double.
 //     That includes 3000000000. Azure infers Double for integral values
-//     beyond Int32 (Storage Explorer issue #1382: an unannotated
-//     5454161346626 "become[s] a Double"), never Int64.
+//     beyond Int32 (github.com/microsoft/AzureStorageExplorer/issues/1382:
+//     an unannotated 5454161346626 "become[s] a Double"), never Int64.
 //   - Members named "odata.*" (odata.metadata, odata.etag, odata.type,
 //     odata.id, odata.editLink, ...) and any annotation other than
 //     "@odata.type" ("@odata.etag", "Name@some.term", ...) are ignored. So is

@@ -44,8 +44,8 @@ func TestDecodeObjectMemberBounds(t *testing.T) {
 	})
 }
 
-// hostileEntity is the body of issue 12 row 3: about 4 MiB of 358,000
-// one-character-named properties.
+// hostileEntity is an entity body built to cost the most within the 4 MiB
+// request bound: about 4 MiB of 358,000 one-character-named properties.
 func hostileEntity() []byte {
 	var b strings.Builder
 	b.WriteByte('{')

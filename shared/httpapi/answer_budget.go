@@ -17,9 +17,10 @@ const DefaultAnswerBudget = 4 << 20
 // the service resumes strictly after a continuation (tables.Continuation,
 // QueryTablesInput.NextTableName), so the next page starts at the first
 // item not sent. Azure pages may hold fewer items than $top along with a
-// continuation ("Query timeout and pagination"), and every SDK follows it. The first item is always sent,
-// so a query makes progress whatever its entities' size; one entity of at
-// most 1 MiB stays well inside every front door (see docs/aws.md, Request and answer sizes on AWS).
+// continuation ("Query timeout and pagination"), and every SDK follows it.
+// The first item is always sent, so a query makes progress whatever its
+// entities' size; one entity of at most 1 MiB stays well inside every front
+// door (docs/aws.md, "Request and answer sizes on AWS").
 type answerBudget struct {
 	left int
 	cost func([]byte) int

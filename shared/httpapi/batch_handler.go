@@ -38,7 +38,7 @@ func (h *Handler) batch(c *call) (*response, error) {
 	}
 	if len(req.Operations) == 0 {
 		// An empty changeset changes nothing: Azure answers 202 with an
-		// empty changeset response (issue 22).
+		// empty changeset response (docs/compatibility.md).
 		b := h.batchBoundaries()
 		body, err := batch.AppendResponse(nil, b, nil)
 		if err != nil {

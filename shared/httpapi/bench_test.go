@@ -151,8 +151,9 @@ func (bh *batchHarness) send(w *discardWriter, contentType string, body []byte) 
 // BenchmarkBatchInsert100 drives the real handler over a bbolt store with
 // the load benchmark's batch phase: one entity group transaction of 100
 // inserts of the bench entity per iteration, each into a new partition. It
-// is the CPU budget of a batch on the local server (issue 3); compare
-// instruction counts (callgrind) rather than wall time on a shared machine.
+// is the CPU a batch costs on the local server (docs/performance.md, "Local
+// server on bbolt"); compare instruction counts (callgrind) rather than
+// wall time on a shared machine.
 func BenchmarkBatchInsert100(b *testing.B) {
 	bh := newBatchHarness(b, "bench")
 	tmpl := newBatchTemplate("bench", 100)

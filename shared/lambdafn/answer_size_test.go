@@ -25,8 +25,9 @@ const (
 	sixMB               = 6_000_000
 )
 
-// WideEntities is the issue-23 page: 1,000 entities of 250 Int64 properties,
-// which answered 10.8 MB in full metadata on the local server, in one page.
+// wideEntities is a page too wide for one Lambda response: 1,000 entities
+// of 250 Int64 properties, which answered 10.8 MB in full metadata on the
+// local server, in one page (docs/aws.md, "Request and answer sizes on AWS").
 func wideEntities(pk string, n int) []*model.Entity {
 	ts := time.Date(2026, 11, 26, 6, 0, 0, 1234567, time.UTC)
 	es := make([]*model.Entity, n)

@@ -13,7 +13,9 @@ import (
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 )
 
-// Issue 12 rows 3 and 4 on the Lambda path: the 4 MiB entity body of
+// TestHostileBodyOnLambda holds the bounds on the request body and on the
+// properties of an entity body (SECURITY.md, "Limits and timeouts") on the
+// Lambda path: the 4 MiB entity body of
 // 358,000 properties, delivered as API Gateway delivers it, is 400
 // TooManyProperties, and the function allocates a few times the body for
 // it, far from what would end an execution environment of the template's

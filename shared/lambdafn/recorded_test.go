@@ -11,7 +11,8 @@ import (
 
 // TestAzureRecordedOnLambda runs, through the Lambda functions, the answers
 // where replaying Azure's recorded traffic found tablebridge answering
-// otherwise (issue 22). internal/testserver's AzureRecorded group covers
+// otherwise (docs/compatibility.md, "Answers checked against Azure's
+// recorded traffic"). internal/testserver's AzureRecorded group covers
 // each in depth on both stores and names its recording; here each request
 // reaches its function and gets Azure's answer:
 //   - an origin-form batch without Host, as the legacy Python SDK sends

@@ -49,9 +49,11 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 		{"IssuerChinaV1", testissuer.Claims{"iss": "https://sts.chinacloudapi.cn/" + tenant + "/"}},
 		{"IssuerChinaV2", testissuer.Claims{"iss": "https://login.chinacloudapi.cn/" + tenant + "/v2.0"}},
 		{"IssuerUSGovV2", testissuer.Claims{"iss": "https://login.microsoftonline.us/" + tenant + "/v2.0"}},
-		// Azure Germany, as Azurite's OAuth tests send it (issue 22):
-		// the account's endpoint in that cloud as the audience, with or
-		// without a slash, and its v1 issuer.
+		// Azure Germany, as Azurite's OAuth tests send it (Azure/Azurite
+		// tests/table/auth/oauth.test.ts, "Should work with valid
+		// audiences" and "... issuers"): the account's endpoint in that
+		// cloud as the audience, with or without a slash, and its v1
+		// issuer.
 		{"AudienceGermanyEndpoint", testissuer.Claims{"aud": "https://devstoreaccount1.table.core.cloudapi.de"}},
 		{"AudienceGermanyEndpointSlash", testissuer.Claims{"aud": "https://devstoreaccount1.table.core.cloudapi.de/"}},
 		{"IssuerGermanyV1", testissuer.Claims{"iss": "https://sts.microsoftonline.de/" + tenant + "/"}},

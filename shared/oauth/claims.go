@@ -141,7 +141,8 @@ const StorageAudience = "https://storage.azure.com"
 // tableEndpointSuffixes are the clouds' Table endpoint domains, for an
 // audience naming the account's own endpoint: public, China, US
 // Government, and the retired Azure Germany cloud (table.core.cloudapi.de),
-// whose tokens Azurite's OAuth tests also accept (issue 22).
+// whose tokens Azurite's OAuth tests also accept (Azure/Azurite
+// tests/table/auth/oauth.test.ts, "Should work with valid audiences").
 var tableEndpointSuffixes = []string{
 	".table.core.windows.net", ".table.core.chinacloudapi.cn", ".table.core.usgovcloudapi.net",
 	".table.core.cloudapi.de",

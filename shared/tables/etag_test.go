@@ -38,8 +38,8 @@ func TestETagRoundTrip(t *testing.T) {
 
 // TestETagShortestForm: Azure writes the ETag's datetime in its shortest
 // form, W/"datetime'2020-10-01T00%3A38%3A36.310293Z'" in azure-sdk-for-js
-// sdk/tables/data-tables/recordings/node/tableclient_listentities/recording_should_list_by_page.js
-// (issue 22). An ETag issued before tablebridge wrote that form, with all
+// sdk/tables/data-tables/recordings/node/tableclient_listentities/recording_should_list_by_page.js.
+// An ETag issued before tablebridge wrote that form, with all
 // seven digits, names the same version: both parse to one condition time.
 func TestETagShortestForm(t *testing.T) {
 	t.Parallel()

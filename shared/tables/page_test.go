@@ -13,7 +13,8 @@ import (
 // TestServiceNamesNoStoreType: the service's methods take and return its own
 // types (EntityPage, Continuation, TablePage, TableInfo), never the store's,
 // so the REST layer above it knows the Table service and not storage
-// (issue 24). New, which is handed the store, is not a method.
+// (docs/design.md, "Design"). New, which is handed the store, is not a
+// method.
 func TestServiceNamesNoStoreType(t *testing.T) {
 	t.Parallel()
 	storePkg := reflect.TypeFor[store.Store]().PkgPath()

@@ -84,7 +84,8 @@ func benchLayouts(b *testing.B, run func(b *testing.B, env *testEnv, loc locatio
 
 // rawItemAt is rawItem stored at loc: its PartitionKey with the shared
 // layout's prefix, and the order index's key, so the raw calls maintain the
-// same index as the store (the "same DynamoDB work").
+// same index as the store and both sides of a comparison do the same
+// DynamoDB work.
 func rawItemAt(loc location, i int) item {
 	return rawItemKeyed(loc, rawItem(i))
 }

@@ -18,7 +18,8 @@ import (
 
 // TestTimestampsAcrossClocks: two processes (two stores, each under its own
 // service) whose clocks differ by an hour write the same entity, as two
-// Lambda execution environments may (issue 23, item 8). Each write's
+// Lambda execution environments may (docs/consistency.md, "Per operation
+// and store": ETags only increase, whichever process writes). Each write's
 // Timestamp is after the previous version's whichever process writes, the
 // ETag each answers is the stored version's, and an If-Match with an old
 // ETag fails. Both layouts.

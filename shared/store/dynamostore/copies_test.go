@@ -310,7 +310,7 @@ func TestListingCostWithDeletedNames(t *testing.T) {
 	t.Parallel()
 	deleted := 200
 	if n, err := strconv.Atoi(os.Getenv("TABLEBRIDGE_DELETED_NAMES")); err == nil && n > 0 {
-		deleted = n // make long-dynamodb: 10,000
+		deleted = n // 10,000 for a long run
 	}
 	scanned := &scannedCounter{}
 	s := newTestStoreWith(t, Options{PurgeGrace: time.Nanosecond}, scanned.option)

@@ -21,7 +21,8 @@ func errKeyTooLong(n, limit int) error {
 }
 
 // isThrottled recognizes DynamoDB's "slow down" answers by their types in
-// service/dynamodb/types (issue 23, item 7: never by message text). They
+// service/dynamodb/types, never by message text: the types are the SDK's
+// API, the words of a message are not. They
 // become store.ErrBusy, which the service answers with 503 ServerBusy so
 // the Azure SDKs retry. LimitExceededException is the control plane's: too
 // many tables being created or deleted at once, or the account's table
@@ -138,7 +139,8 @@ func isConditionFailed(err error) (item, bool) {
 //     found the transaction still in progress says nothing about the
 //     earlier one, which DynamoDB may have applied or may still apply.
 //     Answering 503 there would tell the client a write that happened
-//     did not (issue 23, item 3). A transaction cancelled by its own
+//     did not (SECURITY.md, "What a failed write means"). A transaction
+//     cancelled by its own
 //     conditions is the one definite answer after such an attempt; the
 //     callers read it (cancelledByConditions) before they get here.
 //   - TransactionInProgressException is itself proof that an earlier

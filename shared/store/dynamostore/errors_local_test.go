@@ -15,8 +15,9 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// The error classification against real answers (issue 23, item 7): each
-// case makes DynamoDB Local, or the network, produce the error, so a change
+// The error classification against real answers (by type, never by
+// message text: errors.go): each case makes DynamoDB Local, or the
+// network, produce the error, so a change
 // of the SDK's types or of DynamoDB's words fails here rather than changing
 // behaviour in production.
 

@@ -244,7 +244,8 @@ func TestIsItemTooLarge(t *testing.T) {
 
 // TestMapWriteErr: 503 (ErrBusy, ErrUnavailable) only for what surely was
 // not applied; once an attempt may have been, ErrOutcomeUnknown (500
-// OperationTimedOut) whatever the last attempt's error (issue 23, item 3).
+// OperationTimedOut) whatever the last attempt's error (SECURITY.md, "What
+// a failed write means").
 func TestMapWriteErr(t *testing.T) {
 	t.Parallel()
 	op := func(err error) error {

@@ -47,8 +47,8 @@ func (s *Store) markNoIndex(phys string) {
 // building it (DynamoDB answers both with that code and only its message
 // tells them apart: "The table does not have the specified index",
 // "Cannot read from backfilling global secondary index"). It asks
-// DescribeTable instead of reading the message (issue 23, item 7): one
-// request, only on this error path.
+// DescribeTable instead of reading the message, whose words are not part
+// of DynamoDB's API: one request, only on this error path.
 func (s *Store) orderIndexUnusable(ctx context.Context, phys string, err error) bool {
 	if !hasUnmodeledCode(err, "ValidationException") {
 		return false

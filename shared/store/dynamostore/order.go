@@ -9,11 +9,11 @@ import (
 	"github.com/tablebridge/tablebridge/shared/model"
 )
 
-// The order index (see doc.go, "Ordered layout"): every entity's main item
-// carries attrShard, one of orderShards values derived from its whole key,
-// and attrOrder, its (PartitionKey, RowKey) encoded so that byte order is
-// key order. A global secondary index on (attrShard, attrOrder) then holds
-// each shard in key order, and a query merges the shards.
+// The order index (docs/dynamodb.md, "Ordered layout"): every entity's
+// main item carries attrShard, one of orderShards values derived from its
+// whole key, and attrOrder, its (PartitionKey, RowKey) encoded so that byte
+// order is key order. A global secondary index on (attrShard, attrOrder)
+// then holds each shard in key order, and a query merges the shards.
 const (
 	attrShard = "$s" // N: 0 ... orderShards-1; S in the shared table: prefix and number
 	attrOrder = "$o" // B: orderKey, at most maxOrderBytes

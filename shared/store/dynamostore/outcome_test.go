@@ -19,7 +19,8 @@ import (
 )
 
 // attemptFault scripts the attempts of the first call of one operation, in
-// front of DynamoDB Local, as AWS can answer them (issue 23, item 3):
+// front of DynamoDB Local, as AWS can answer them (SECURITY.md, "What a
+// failed write means"):
 //
 //	lose        DynamoDB applies the attempt; its answer is lost (reset)
 //	throttle    DynamoDB throttles the attempt, which is not applied

@@ -15,7 +15,7 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// A table's life in the catalog (see doc.go, "Shared layout"):
+// A table's life in the catalog (docs/dynamodb.md, "Shared layout"):
 //
 //	(none or deleted) --CreateTable--> active --DeleteTable--> deleted
 //

@@ -57,12 +57,8 @@
 //
 // # Bounds
 //
-// Memory: a 64 MiB block cache and memtables of 16 MiB, at most four (one
-// taking writes, the rest being flushed; past that, writes wait). Disk:
-// leveled compaction (L0 compacts at 4 files and stops writes at 12, a 64
-// MiB base level, a size ratio of 10, one compaction at a time), Snappy
-// blocks and a Bloom filter of 10 bits per key on every level, so a point
-// read or an insert's existence check reads at most one data block. The
-// figures measured against these bounds are in docs/serve.md and
-// docs/performance.md.
+// Memory and disk are bounded by the options store.go sets (block cache,
+// memtables, compaction, Bloom filters on every level, so a point read or
+// an insert's existence check reads at most one data block); docs/serve.md,
+// "Memory and disk", lists them with what they measured.
 package pebblestore
