@@ -19,9 +19,9 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
+	"github.com/tablebridge/tablebridge/shared/stack"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/memstore"
-	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 func init() {
@@ -169,7 +169,7 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	handler, err := newHandler(st, cfg, tokens)
+	handler, err := stack.New(st, cfg.accounts, cfg.handlerOptions(tokens))
 	if err != nil {
 		return err
 	}
@@ -227,17 +227,15 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	return nil
 }
 
-func newHandler(st store.Store, cfg serveConfig, tokens auth.TokenVerifier) (http.Handler, error) {
+// handlerOptions are the REST API handler's options from serve's flags,
+// accepting bearer tokens as tokens verifies them (nil: refused).
+func (cfg serveConfig) handlerOptions(tokens auth.TokenVerifier) httpapi.Options {
 	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits(), Tokens: tokens,
 		AnswerBudget: cfg.limits.answerBudget, Observe: cfg.metrics.observe()}
 	if cfg.logRequests {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	svc, err := tables.New(st, tables.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.NewHandler(svc, cfg.accounts, opts)
+	return opts
 }
 
 // listenError says what to do about the usual failures to listen.
