@@ -242,7 +242,7 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
 		h, err := lambdafn.NewHandler(f, st, []auth.Account{auth.DevStoreAccount()},
-			httpapi.Options{Logger: logger.With("function", f.Name), LogRequests: true})
+			lambdafn.Options{HTTP: httpapi.Options{Logger: logger.With("function", f.Name), LogRequests: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
