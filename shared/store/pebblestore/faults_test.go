@@ -17,7 +17,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/store/pebblestore"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -84,7 +84,7 @@ func TestLogFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := testserver.New(t, tablebridgetest.WithStore(st))
+			srv := protocoltest.New(t, tablebridgetest.WithStore(st))
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
 			svc := srv.ServiceClient(t)
@@ -155,7 +155,7 @@ func TestLogFailures(t *testing.T) {
 				t.Fatalf("reopen after the failure: %v", err)
 			}
 			defer st.Close()
-			srv = testserver.New(t, tablebridgetest.WithStore(st))
+			srv = protocoltest.New(t, tablebridgetest.WithStore(st))
 			client = srv.ServiceClient(t).NewClient("faults")
 			for _, rk := range acked {
 				if _, err := client.GetEntity(ctx, "p", rk, nil); err != nil {
