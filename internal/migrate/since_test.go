@@ -25,7 +25,7 @@ func TestReadPageSince(t *testing.T) {
 	now.Store(t0.UnixNano())
 	srv := protocoltest.New(t, tablebridgetest.WithNow(func() time.Time { return time.Unix(0, now.Load()).UTC() }))
 	ctx := context.Background()
-	tc := srv.ServiceClient(t).NewClient("Since")
+	tc := srv.Client().NewClient("Since")
 	if _, err := tc.CreateTable(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

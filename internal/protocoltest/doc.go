@@ -1,12 +1,17 @@
-// Package protocoltest runs the real tablebridge handler on a loopback
-// httptest.Server for end-to-end tests, and holds the SDK conformance suite
-// (RunSDK) that every store runs through it.
+// Package protocoltest holds the protocol conformance suites of the Table
+// service, as storetest holds the store's: RunSDK (tables, entities,
+// queries and continuations, types, formats, verbs, auth, service
+// properties, probes) and RunProtocol ($batch, SAS, service settings,
+// CORS, the secondary location, real clients' requests and Azure's
+// recorded traffic, anonymous access), which every store runs through
+// the real handler.
 //
-// A Server is the whole stack a deployed tablebridge serves: httpapi over
-// tables over a store.Store, with the emulator account devstoreaccount1
-// (auth.DevStoreAccount) and any extra accounts. The default store is a
-// bbolt file in t.TempDir(); WithStore substitutes any store.Store, so the
-// DynamoDB store runs the same suite:
+// A Server is tablebridgetest's (the whole stack a deployed tablebridge
+// serves, on a loopback port, with the emulator account devstoreaccount1
+// and any extra accounts) with the suites' helpers, which take the test
+// for their failures. New's default store is a bbolt file in t.TempDir();
+// tablebridgetest.WithStore substitutes any store.Store, so the DynamoDB
+// store runs the same suites:
 //
 //	func TestSDK(t *testing.T) {
 //		protocoltest.RunSDK(t, func(t *testing.T) *protocoltest.Server {

@@ -14,8 +14,8 @@ import (
 
 // Server is the real handler over a store, listening on 127.0.0.1: a
 // tablebridgetest.Server (its URL, Store, AccountURL, ConnectionString,
-// HTTPClient, ...) with the suite's helpers, which take the test for their
-// failures.
+// Client, HTTPClient, ...) with the suites' helpers, which take the test
+// for their failures.
 type Server struct {
 	*tablebridgetest.Server
 }
@@ -44,34 +44,22 @@ func (s *Server) Account(t testing.TB, name string) auth.Account {
 	return auth.Account{}
 }
 
-// AccountConnectionString is the connection string of any configured
-// account, signing with its key number keyIndex (0 or 1).
-func (s *Server) AccountConnectionString(t testing.TB, account string, keyIndex int) string {
+// accountConnectionString is account's connection string, signing with
+// its key number keyIndex (0 or 1); the test fails when there is none.
+func (s *Server) accountConnectionString(t testing.TB, account string, keyIndex int) string {
 	t.Helper()
-	cs, err := s.connectionString(account, keyIndex)
+	cs, err := s.AccountConnectionString(account, keyIndex)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cs
 }
 
-func (s *Server) connectionString(account string, keyIndex int) (string, error) {
-	return s.Server.AccountConnectionString(account, keyIndex)
-}
-
-// ServiceClient is an aztables client of devstoreaccount1 built from
-// ConnectionString, exactly as an application would build it, except that
-// retries are off: a failure must surface at once, not after the SDK's
-// back-off on a 500 or 503.
-func (s *Server) ServiceClient(t testing.TB) *aztables.ServiceClient {
-	t.Helper()
-	return s.Client(t, s.ConnectionString())
-}
-
-// Client is an aztables client built from connectionString, which names
-// this server, as ServiceClient is: retries off, and through the server's
-// own transport (which trusts its certificate when it runs WithTLS).
-func (s *Server) Client(t testing.TB, connectionString string) *aztables.ServiceClient {
+// ClientFrom is an aztables client built from connectionString, which
+// names this server, as an application builds one from its configuration,
+// with the server's ClientOptions: retries off, and its transport (which
+// trusts its certificate when it runs WithTLS).
+func (s *Server) ClientFrom(t testing.TB, connectionString string) *aztables.ServiceClient {
 	t.Helper()
 	c, err := aztables.NewServiceClientFromConnectionString(connectionString, s.ClientOptions())
 	if err != nil {
@@ -84,19 +72,19 @@ func (s *Server) Client(t testing.TB, connectionString string) *aztables.Service
 // the table endpoint on its secondary location, <account>-secondary.
 func (s *Server) secondaryConnectionString(t testing.TB, account string) string {
 	t.Helper()
-	return strings.Replace(s.AccountConnectionString(t, account, 0),
+	return strings.Replace(s.accountConnectionString(t, account, 0),
 		"TableEndpoint="+s.AccountURL(account), "TableEndpoint="+s.AccountURL(account+"-secondary"), 1)
 }
 
-// TokenServiceClient is an aztables client of account that authenticates
-// with cred ("Authorization: Bearer"), as an application using Microsoft
-// Entra ID builds it; the server must run WithTLS for the SDK to send the
-// token.
+// TokenServiceClient is tablebridgetest's TokenClient, failing the test
+// when the client cannot be built: an aztables client of account that
+// authenticates with cred ("Authorization: Bearer"); the server must run
+// WithTLS for the SDK to send the token.
 func (s *Server) TokenServiceClient(t testing.TB, account string, cred azcore.TokenCredential) *aztables.ServiceClient {
 	t.Helper()
-	c, err := aztables.NewServiceClient(s.AccountURL(account), cred, s.ClientOptions())
+	c, err := s.TokenClient(account, cred)
 	if err != nil {
-		t.Fatalf("protocoltest: aztables.NewServiceClient: %v", err)
+		t.Fatalf("protocoltest: %v", err)
 	}
 	return c
 }

@@ -54,16 +54,10 @@ func TestServer(t *testing.T) {
 		if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
 			t.Errorf("URL %q is not loopback", srv.URL)
 		}
-		if _, err := srv.connectionString(second.Name, 2); err == nil {
-			t.Error("a third key of an account: no error")
-		}
-		if _, err := srv.connectionString("nosuchacct", 0); err == nil {
-			t.Error("an unknown account: no error")
-		}
 	})
 
-	t.Run("ServiceClient", func(t *testing.T) {
-		sc := srv.ServiceClient(t)
+	t.Run("Client", func(t *testing.T) {
+		sc := srv.Client()
 		name := TableName(t, "")
 		if _, err := sc.CreateTable(ctxFor(t), name, nil); err != nil {
 			t.Fatal(err)

@@ -41,7 +41,7 @@ func suiteAnonymous(t *testing.T, newServer func(t *testing.T) *Server) {
 	}
 	tokensOverHTTP := New(t, tablebridgetest.WithStore(keysOnly.Store), tablebridgetest.WithTokenVerifier(basic))
 
-	c := newTable(t, keysOnly.ServiceClient(t), "anon")
+	c := newTable(t, keysOnly.Client(), "anon")
 	table := TableName(t, "anon")
 	addEntity(t, c, `{"PartitionKey":"p","RowKey":"r","V":1}`)
 	before := snapshot(t, c)

@@ -25,7 +25,7 @@ func suiteAuth(t *testing.T, newServer func(t *testing.T) *Server) {
 	// second handler: newServer only ever configures devstoreaccount1.
 	second := auth.Account{Name: "secondacct", Keys: [][]byte{randomKey(t), randomKey(t)}}
 	srv2 := New(t, tablebridgetest.WithStore(srv.Store), tablebridgetest.WithAccounts(second))
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	c := newTable(t, sc, "auth")
 	table := TableName(t, "auth")
 	addEntity(t, c, `{"PartitionKey":"p","RowKey":"r","V":1}`)
@@ -48,7 +48,7 @@ func suiteAuth(t *testing.T, newServer func(t *testing.T) *Server) {
 	})
 
 	t.Run("WrongKeyIsAuthenticationFailed", func(t *testing.T) {
-		wrong := srv.Client(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
+		wrong := srv.ClientFrom(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
 			auth.DevStoreAccountName, base64.StdEncoding.EncodeToString(randomKey(t)), srv.AccountURL(auth.DevStoreAccountName)))
 		before := snapshot(t, c)
 		_, err := wrong.CreateTable(ctxFor(t), TableName(t, ""), nil)
@@ -95,7 +95,7 @@ func suiteAuth(t *testing.T, newServer func(t *testing.T) *Server) {
 
 	t.Run("EitherKeyOfAnAccount", func(t *testing.T) {
 		for i := range second.Keys {
-			sc2 := srv2.Client(t, srv2.AccountConnectionString(t, second.Name, i))
+			sc2 := srv2.ClientFrom(t, srv2.accountConnectionString(t, second.Name, i))
 			name := TableName(t, fmt.Sprint(i))
 			if _, err := sc2.CreateTable(ctxFor(t), name, nil); err != nil {
 				t.Fatalf("key %d: create table: %v", i+1, err)

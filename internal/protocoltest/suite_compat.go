@@ -20,7 +20,7 @@ import (
 // location has its own group (suiteSecondary).
 func suiteClientCompat(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 
 	// "Querying tables and entities" follows OData v3, where a Boolean
 	// literal is a Boolean expression: $filter=true matches everything and

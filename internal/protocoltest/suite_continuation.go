@@ -40,7 +40,7 @@ var unicodeKeys = []string{
 // across many entities and across keys no simple token format survives.
 func suiteContinuation(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 
 	t.Run("ManyEntitiesSmallTop", func(t *testing.T) {
 		c := newTable(t, sc, "")

@@ -34,7 +34,7 @@ const (
 // checks Azure's status and code, and that nothing was stored.
 func suiteDataModel(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	c := newTable(t, sc, "limits")
 	table := TableName(t, "limits")
 	// A bystander entity: every snapshot must keep it unchanged.

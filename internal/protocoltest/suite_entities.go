@@ -16,7 +16,7 @@ import (
 // Entity", "Merge Entity", "Delete Entity").
 func suiteEntities(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	ctx := ctxFor
 
 	t.Run("AddReturnsTheEntity", func(t *testing.T) {

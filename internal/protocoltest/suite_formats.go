@@ -36,7 +36,7 @@ const (
 // headers", "Status and error codes").
 func suiteFormats(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	base := srv.AccountURL("devstoreaccount1")
 
 	table := TableName(t, "formats")

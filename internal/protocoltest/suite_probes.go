@@ -20,7 +20,7 @@ import (
 // 12): each probe must get Azure's refusal and leave stored data as it was.
 func suiteProbes(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 
 	t.Run("SignatureReplayedOnAnotherWirePath", func(t *testing.T) {
 		// 'x y' goes on the wire as x%20y, which is also the literal

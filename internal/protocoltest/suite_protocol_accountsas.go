@@ -39,7 +39,7 @@ func sasServiceClient(t testing.TB, sasURL string, transport policy.Transporter)
 // for HTTPS only.
 func suiteAccountSAS(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	now := time.Now().UTC()
 	token := func(srt, perms string) auth.AccountSASValues {
 		return auth.AccountSASValues{Services: "t", ResourceTypes: srt, Permissions: perms,

@@ -23,7 +23,7 @@ import (
 // on the wire, and isolation from concurrent readers.
 func suiteTransactions(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 
 	t.Run("EveryAction", func(t *testing.T) {
 		c := newTable(t, sc, "")

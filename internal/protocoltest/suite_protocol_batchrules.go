@@ -20,7 +20,7 @@ import (
 // applied: every case compares the whole table before and after.
 func suiteTransactionRules(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 
 	add := func(t testing.TB, pk, rk string) aztables.TransactionAction {
 		return aztables.TransactionAction{ActionType: aztables.TransactionTypeAdd,

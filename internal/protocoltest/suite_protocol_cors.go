@@ -21,7 +21,7 @@ import (
 // carries the matching rule's headers, or none when no rule matches.
 func suiteCORS(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	c := newTable(t, sc, "cors")
 	table := TableName(t, "cors")
 	addEntity(t, c, `{"PartitionKey":"p","RowKey":"r"}`)

@@ -72,7 +72,7 @@ func (s *Server) sdkTableSASURL(t testing.TB, table string, perms aztables.SASPe
 // their revocation, and the table a token is bound to.
 func suiteSAS(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	now := time.Now().UTC()
 	// spr "https,http": the test server speaks plain HTTP.
 	token := func(table, perms string) auth.TableSASValues {

@@ -16,7 +16,7 @@ import (
 // and "Get Table Service Stats".
 func suiteServiceSettings(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 
 	t.Run("ACLOfFivePolicies", func(t *testing.T) {
 		c := newTable(t, sc, "")

@@ -30,7 +30,7 @@ var queryFixture = []string{
 // and entities"), typed comparison, $select and $top.
 func suiteQuery(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	c := newTable(t, sc, "fixture")
 	table := TableName(t, "fixture")
 	for _, e := range queryFixture {

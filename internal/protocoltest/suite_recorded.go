@@ -24,7 +24,7 @@ import (
 // recorded client wrote them, with raw signed requests.
 func suiteAzureRecorded(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 
 	// Recording: legacy test_table_batch.test_batch_all_operations_together.yaml.
 	// The legacy Python SDK writes each operation's request line in origin

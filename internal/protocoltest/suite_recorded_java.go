@@ -19,7 +19,7 @@ import (
 // Java SDK wrote them.
 func suiteJavaRecorded(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	base := srv.AccountURL("devstoreaccount1")
 
 	// Recordings: TableAsyncClientTest.getEntityWithSingleQuotesInPartitionKey,

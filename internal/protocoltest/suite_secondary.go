@@ -25,12 +25,12 @@ import (
 // Clients sign as the primary account ("Authorize with Shared Key").
 func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	c := newTable(t, sc, "")
 	table := TableName(t, "")
 	etag := addEntity(t, c, `{"PartitionKey":"p","RowKey":"r","Name":"primary"}`).ETag
 	dev := srv.Account(t, auth.DevStoreAccountName)
-	sec := srv.Client(t, srv.secondaryConnectionString(t, dev.Name))
+	sec := srv.ClientFrom(t, srv.secondaryConnectionString(t, dev.Name))
 	secTable := sec.NewClient(table)
 
 	t.Run("ReadsThroughTheSDK", func(t *testing.T) {
@@ -176,13 +176,13 @@ func suiteSecondary(t *testing.T, newServer func(t *testing.T) *Server) {
 	t.Run("EveryAccount", func(t *testing.T) {
 		other := auth.Account{Name: "otheracct", Keys: [][]byte{randomKey(t)}}
 		srv2 := New(t, tablebridgetest.WithStore(srv.Store), tablebridgetest.WithAccounts(other))
-		osc := srv2.Client(t, srv2.AccountConnectionString(t, other.Name, 0))
+		osc := srv2.ClientFrom(t, srv2.accountConnectionString(t, other.Name, 0))
 		otherTable := TableName(t, "")
 		if _, err := osc.CreateTable(ctxFor(t), otherTable, nil); err != nil {
 			t.Fatal(err)
 		}
 		addEntity(t, osc.NewClient(otherTable), `{"PartitionKey":"p","RowKey":"other"}`)
-		osec := srv2.Client(t, srv2.secondaryConnectionString(t, other.Name))
+		osec := srv2.ClientFrom(t, srv2.secondaryConnectionString(t, other.Name))
 		if _, err := osec.NewClient(otherTable).GetEntity(ctxFor(t), "p", "other", nil); err != nil {
 			t.Errorf("otheracct-secondary Get Entity: %v", err)
 		}

@@ -17,7 +17,7 @@ import (
 // Table Service Properties").
 func suiteService(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 
 	t.Run("TableACLRoundTrip", func(t *testing.T) {
 		c := newTable(t, sc, "")

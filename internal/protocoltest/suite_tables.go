@@ -19,7 +19,7 @@ import (
 // ("Understanding the Table service data model", "Table names").
 func suiteTables(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 
 	t.Run("CreateReturns201WithTheTable", func(t *testing.T) {
 		name := TableName(t, "")
@@ -193,7 +193,7 @@ func suiteTables(t *testing.T, newServer func(t *testing.T) *Server) {
 	t.Run("ListPagesWithTopAndNextTableName", func(t *testing.T) {
 		// Its own server: an unfiltered listing sees every table.
 		srv := newServer(t)
-		sc := srv.ServiceClient(t)
+		sc := srv.Client()
 		var want []string
 		for i := range 23 {
 			// Mixed case: the order is case-insensitive, the case kept.

@@ -20,7 +20,7 @@ import (
 // types in a JSON feed).
 func suiteTypes(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	c := newTable(t, sc, "types")
 	table := TableName(t, "types")
 

@@ -11,7 +11,7 @@ import (
 // errors.
 func suiteVerbs(t *testing.T, newServer func(t *testing.T) *Server) {
 	srv := newServer(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	c := newTable(t, sc, "verbs")
 	table := TableName(t, "verbs")
 

@@ -49,7 +49,7 @@ func TestAnswerBudgetEndsEntityPages(t *testing.T) {
 	budgetServers(t, budget, func(t *testing.T, s *protocoltest.Server) {
 		ctx := context.Background()
 		table := fmt.Sprintf("budget%d", time.Now().UnixNano()%1e9)
-		tc := s.ServiceClient(t).NewClient(table)
+		tc := s.Client().NewClient(table)
 		if _, err := tc.CreateTable(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestAnswerBudgetSendsOneEntity(t *testing.T) {
 	budgetServers(t, 1<<10, func(t *testing.T, s *protocoltest.Server) {
 		ctx := context.Background()
 		table := fmt.Sprintf("budgetone%d", time.Now().UnixNano()%1e9)
-		tc := s.ServiceClient(t).NewClient(table)
+		tc := s.Client().NewClient(table)
 		if _, err := tc.CreateTable(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestAnswerBudgetEndsTablePages(t *testing.T) {
 	const budget, n = 1 << 10, 30
 	budgetServers(t, budget, func(t *testing.T, s *protocoltest.Server) {
 		ctx := context.Background()
-		sc := s.ServiceClient(t)
+		sc := s.Client()
 		prefix := fmt.Sprintf("bt%d", time.Now().UnixNano()%1e9)
 		for i := range n {
 			if _, err := sc.CreateTable(ctx, fmt.Sprintf("%sx%02d", prefix, i), nil); err != nil {
@@ -248,7 +248,7 @@ func TestAnswerBudgetBatchDeclinesContent(t *testing.T) {
 		}{{ops: 2, wantCreated: true}, {ops: 40, wantCreated: false}} {
 			t.Run(fmt.Sprint(tc.ops), func(t *testing.T) {
 				table := fmt.Sprintf("budgetbatch%d", time.Now().UnixNano()%1e9)
-				if _, err := s.ServiceClient(t).CreateTable(context.Background(), table, nil); err != nil {
+				if _, err := s.Client().CreateTable(context.Background(), table, nil); err != nil {
 					t.Fatal(err)
 				}
 				tmpl := newBatchTemplate(table, tc.ops)
@@ -271,7 +271,7 @@ func TestAnswerBudgetBatchDeclinesContent(t *testing.T) {
 					t.Errorf("%d ETags for %d inserts", got, tc.ops)
 				}
 				// Applied either way.
-				pager := s.ServiceClient(t).NewClient(table).NewListEntitiesPager(nil)
+				pager := s.Client().NewClient(table).NewListEntitiesPager(nil)
 				count := 0
 				for pager.More() {
 					page, err := pager.NextPage(context.Background())

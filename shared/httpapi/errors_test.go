@@ -15,7 +15,7 @@ import (
 func TestRequestRefusals(t *testing.T) {
 	t.Parallel()
 	srv := protocoltest.New(t)
-	if _, err := srv.ServiceClient(t).CreateTable(context.Background(), "refusals", nil); err != nil {
+	if _, err := srv.Client().CreateTable(context.Background(), "refusals", nil); err != nil {
 		t.Fatal(err)
 	}
 	entityPath := "/refusals(PartitionKey='p',RowKey='r')"

@@ -15,7 +15,7 @@ import (
 func TestFormatRefusals(t *testing.T) {
 	t.Parallel()
 	srv := protocoltest.New(t)
-	sc := srv.ServiceClient(t)
+	sc := srv.Client()
 	if _, err := sc.CreateTable(context.Background(), "formats", nil); err != nil {
 		t.Fatal(err)
 	}

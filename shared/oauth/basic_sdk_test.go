@@ -115,7 +115,7 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 			name := protocoltest.TableName(t, "")
 			_, err := sc.CreateTable(t.Context(), name, nil)
 			wantRefusal(t, err, http.StatusUnauthorized, "InvalidAuthenticationInfo", tc.reason, tc.challenge)
-			if _, err := srv.ServiceClient(t).NewClient(name).GetAccessPolicy(t.Context(), nil); err == nil {
+			if _, err := srv.Client().NewClient(name).GetAccessPolicy(t.Context(), nil); err == nil {
 				t.Error("the refused request created the table")
 			}
 		})
@@ -143,7 +143,7 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	// Owner-only operations: a token is refused whatever its role, and
 	// Shared Key and SAS keep working beside tokens.
 	t.Run("OwnerOnlyOperationsAndSharedKeyBeside", func(t *testing.T) {
-		keyClient := srv.ServiceClient(t)
+		keyClient := srv.Client()
 		name := protocoltest.TableName(t, "")
 		if _, err := keyClient.CreateTable(t.Context(), name, nil); err != nil {
 			t.Fatal(err)
@@ -181,7 +181,7 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 		}
 		rsrv := protocoltest.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(basic(t, cfg)))...)
 		name := protocoltest.TableName(t, "")
-		if _, err := rsrv.ServiceClient(t).CreateTable(t.Context(), name, nil); err != nil {
+		if _, err := rsrv.Client().CreateTable(t.Context(), name, nil); err != nil {
 			t.Fatal(err)
 		}
 		reader := rsrv.TokenServiceClient(t, devAccount, credential(testissuer.Token(t, key, v1, testissuer.Claims{"oid": "reader-oid"})))

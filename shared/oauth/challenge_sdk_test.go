@@ -90,7 +90,7 @@ func TestChallengeSignIn(t *testing.T) {
 		t.Errorf("after sign-in: %v, want one signed insert", got)
 	}
 	// The table is there for the account's key holder too.
-	if _, err := srv.ServiceClient(t).NewClient(table).GetEntity(t.Context(), "p", "r", nil); err != nil {
+	if _, err := srv.Client().NewClient(table).GetEntity(t.Context(), "p", "r", nil); err != nil {
 		t.Error(err)
 	}
 }

@@ -51,7 +51,7 @@ func testVerifiedMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	}
 	advanceKeyClock := oauth.MoveKeyClock(v)
 	srv := protocoltest.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))...)
-	keyClient := srv.ServiceClient(t)
+	keyClient := srv.Client()
 	elsewhere := protocoltest.TableName(t, "elsewhere")
 	for _, name := range []string{orders, elsewhere} {
 		if _, err := keyClient.CreateTable(t.Context(), name, nil); err != nil {
@@ -253,13 +253,13 @@ func TestVerifiedIssuerDown(t *testing.T) {
 				}
 				srv := protocoltest.New(t, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))
 				name := protocoltest.TableName(t, "")
-				if _, err := srv.ServiceClient(t).CreateTable(t.Context(), name, nil); err != nil {
+				if _, err := srv.Client().CreateTable(t.Context(), name, nil); err != nil {
 					t.Fatal(err)
 				}
 				sc := srv.TokenServiceClient(t, devAccount, credential(iss.Token(t, key, testissuer.Claims{"oid": "writer"})))
 				_, err = sc.NewClient(name).AddEntity(t.Context(), []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil)
 				wantRefusal(t, err, http.StatusServiceUnavailable, "ServerBusy", "", "")
-				if _, err := srv.ServiceClient(t).NewClient(name).GetEntity(t.Context(), "p", "r", nil); err == nil {
+				if _, err := srv.Client().NewClient(name).GetEntity(t.Context(), "p", "r", nil); err == nil {
 					t.Error("an insert answered 503 was stored")
 				}
 			})

@@ -87,7 +87,7 @@ func TestLogFailures(t *testing.T) {
 			srv := protocoltest.New(t, tablebridgetest.WithStore(st))
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
-			svc := srv.ServiceClient(t)
+			svc := srv.Client()
 			if _, err := svc.CreateTable(ctx, "faults", nil); err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +156,7 @@ func TestLogFailures(t *testing.T) {
 			}
 			defer st.Close()
 			srv = protocoltest.New(t, tablebridgetest.WithStore(st))
-			client = srv.ServiceClient(t).NewClient("faults")
+			client = srv.Client().NewClient("faults")
 			for _, rk := range acked {
 				if _, err := client.GetEntity(ctx, "p", rk, nil); err != nil {
 					t.Fatalf("acknowledged insert %s lost: %v", rk, err)
