@@ -2,16 +2,15 @@ package stack_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
-	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/stack"
@@ -37,15 +36,8 @@ func TestOneClock(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 
-	cred, err := aztables.NewSharedKeyCredential(auth.DevStoreAccountName, auth.DevStoreAccountKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := aztables.NewServiceClientWithSharedKey(srv.URL+"/"+auth.DevStoreAccountName, cred, &aztables.ClientOptions{
-		ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := protocoltest.NewServiceClient(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%[1]s;",
+		auth.DevStoreAccountName, auth.DevStoreAccountKey, srv.URL))
 	if _, err := svc.CreateTable(t.Context(), "Clock", nil); err != nil {
 		t.Fatal(err)
 	}
