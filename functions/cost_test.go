@@ -13,7 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/deploy"
 )
@@ -94,7 +94,7 @@ func measureCost(t *testing.T, d *deployment) {
 	for i, run := range runs {
 		g := newGateway(t, run.opts, d.invoke)
 		dev := auth.DevStoreAccount()
-		svc := testserver.NewServiceClient(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
+		svc := protocoltest.NewServiceClient(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
 			dev.Name, auth.DevStoreAccountKey, g.accountURL(dev.Name)))
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		table := fmt.Sprintf("cost%d", i)

@@ -22,7 +22,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/edm"
@@ -242,7 +242,7 @@ func newInProcess(t *testing.T, endpoint, prefix string) *inProcess {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
 		h, err := lambdafn.NewHandler(f, st, []auth.Account{auth.DevStoreAccount()},
-			httpapi.Options{Logger: logger.With("function", f.Name), LogRequests: true})
+			lambdafn.Options{HTTP: httpapi.Options{Logger: logger.With("function", f.Name), LogRequests: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -354,7 +354,7 @@ func runPlacementScenario(t *testing.T, g *gateway, admin *dynamodb.Client, pref
 		t.Fatal(err)
 	}
 	dev := auth.DevStoreAccount()
-	svc := testserver.NewServiceClient(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
+	svc := protocoltest.NewServiceClient(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
 		dev.Name, auth.DevStoreAccountKey, g.accountURL(dev.Name)))
 	client := svc.NewClient(table)
 	for i := range 6 {

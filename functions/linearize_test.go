@@ -6,7 +6,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/gatewayevent"
 	"github.com/tablebridge/tablebridge/internal/linearize"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/deploy"
 )
@@ -18,7 +18,7 @@ import (
 func runHistories(t *testing.T, d *deployment) {
 	g := newGateway(t, gatewayevent.Options{Profile: deploy.ProfileRESTAPI, Stage: gatewayevent.SampleStage}, d.invoke)
 	dev := auth.DevStoreAccount()
-	svc := testserver.NewServiceClient(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
+	svc := protocoltest.NewServiceClient(t, fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
 		dev.Name, auth.DevStoreAccountKey, g.accountURL(dev.Name)))
 	linearize.Test(t, linearize.Config{Name: "lambda"}, svc)
 	if n := g.fails.Load(); n != 0 {

@@ -17,7 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
@@ -34,7 +34,7 @@ func runScenario(t *testing.T, g *gateway, table string) {
 	dev := auth.DevStoreAccount()
 	connStr := fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;",
 		dev.Name, auth.DevStoreAccountKey, g.accountURL(dev.Name))
-	svc := testserver.NewServiceClient(t, connStr)
+	svc := protocoltest.NewServiceClient(t, connStr)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 

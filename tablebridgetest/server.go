@@ -26,10 +26,10 @@ import (
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
 	"github.com/tablebridge/tablebridge/shared/oauth"
+	"github.com/tablebridge/tablebridge/shared/stack"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 	"github.com/tablebridge/tablebridge/shared/store/memstore"
-	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 // DevStoreAccountName and DevStoreAccountKey are the storage emulator's
@@ -274,23 +274,17 @@ func Start(opts ...Option) (*Server, error) {
 		}
 		s.Store, s.closers = st, append(s.closers, st.Close)
 	}
-	// The same wiring as tablebridge serve and the Lambda functions.
-	svc, err := tables.New(s.Store, tables.Options{Now: cfg.now})
-	if err == nil {
-		var h http.Handler
-		h, err = httpapi.NewHandler(svc, s.accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
-			Tokens: cfg.tokens, LogRequests: cfg.logRequests, AnswerBudget: cfg.answerBudget, Observe: cfg.observe})
-		if err == nil {
-			// httptest listens on 127.0.0.1 only.
-			if cfg.tls {
-				s.http = httptest.NewTLSServer(h)
-			} else {
-				s.http = httptest.NewServer(h)
-			}
-		}
-	}
+	// The same stack as tablebridge serve and the Lambda functions.
+	h, err := stack.New(s.Store, s.accounts, httpapi.Options{Now: cfg.now, Logger: cfg.logger,
+		Tokens: cfg.tokens, LogRequests: cfg.logRequests, AnswerBudget: cfg.answerBudget, Observe: cfg.observe})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("tablebridgetest: %w", err), s.closeStore())
+	}
+	// httptest listens on 127.0.0.1 only.
+	if cfg.tls {
+		s.http = httptest.NewTLSServer(h)
+	} else {
+		s.http = httptest.NewServer(h)
 	}
 	s.URL = s.http.URL
 	if s.cred, err = aztables.NewSharedKeyCredential(auth.DevStoreAccountName, auth.DevStoreAccountKey); err == nil {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/loadgen"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 )
 
 func TestParseBenchFlags(t *testing.T) {
@@ -113,7 +113,7 @@ func TestBenchCommandErrors(t *testing.T) {
 // follow the server's continuation.
 func TestBenchAgainstTheRealServer(t *testing.T) {
 	t.Parallel()
-	srv := testserver.New(t)
+	srv := protocoltest.New(t)
 	var out, progress bytes.Buffer
 	args := []string{"-endpoint", srv.AccountURL("devstoreaccount1"), "-ops", "20", "-clients", "4",
 		"-partition-size", "1500", "-query-partitions", "2", "-json"}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 )
 
 func exportFn(ctx context.Context, args []string, out, errw *bytes.Buffer) error {
@@ -21,7 +21,7 @@ func importFn(ctx context.Context, args []string, out, errw *bytes.Buffer) error
 
 func TestExportImportCommands(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	seedTable(t, src.Store, "Orders", 700, 7)
 	seedTable(t, src.Store, "Users", 30, 30)
 	for _, gz := range []bool{false, true} {
@@ -51,7 +51,7 @@ func TestExportImportCommands(t *testing.T) {
 			if strings.Join(names, ",") != "Orders"+ext+",Users"+ext {
 				t.Fatalf("files = %v (temporary files must not remain)", names)
 			}
-			dst := testserver.New(t)
+			dst := protocoltest.New(t)
 			code, out, errOut = runCmd(t, importFn, "-in", dir, "-to", dst.ConnectionString(), "-checkpoint", filepath.Join(t.TempDir(), "cp.json"), "-progress", "none")
 			if code != 0 || !strings.Contains(out, "2 tables, 730 entities copied") {
 				t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
@@ -71,7 +71,7 @@ func TestExportImportCommands(t *testing.T) {
 		if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
 			t.Fatalf("%s is not gzip: %v", file, err)
 		}
-		dst := testserver.New(t)
+		dst := protocoltest.New(t)
 		code, out, errOut = runCmd(t, importFn, "-in", file, "-to", dst.ConnectionString(), "-rename", "Orders:Restored", "-checkpoint", "", "-progress", "none")
 		if code != 0 || countEntities(t, dst.Store, "Restored") != 700 {
 			t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
@@ -124,7 +124,7 @@ func TestExportImportCommands(t *testing.T) {
 // percentage and, while running, an ETA, as migrate's does.
 func TestExportAndVerifyProgressHaveTotals(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	seedTable(t, src.Store, "Orders", 1500, 3)
 	code, out, errOut := runCmd(t, exportFn, "-from", src.ConnectionString(), "-out", t.TempDir(), "-progress", "log")
 	if code != 0 {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 )
 
 // TestMigrateFollowUntilIdle: -follow -until idle copies, follows until a
@@ -17,7 +17,7 @@ import (
 // compares keys, and leaves a copy verify finds equal.
 func TestMigrateFollowUntilIdle(t *testing.T) {
 	t.Parallel()
-	src, dst := testserver.New(t), testserver.New(t)
+	src, dst := protocoltest.New(t), protocoltest.New(t)
 	seedTable(t, src.Store, "Orders", 300, 3)
 	cp := filepath.Join(t.TempDir(), "cp.json")
 	args := []string{"-from", src.ConnectionString(), "-to", dst.ConnectionString(), "-checkpoint", cp, "-progress", "none",
@@ -44,7 +44,7 @@ func TestMigrateFollowUntilIdle(t *testing.T) {
 
 func TestMigrateFollowFlags(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -87,7 +87,7 @@ func (w *cancelOn) Write(p []byte) (int, error) {
 // interrupts it: TestFollowStopDuringBulkCopy in internal/migrate.)
 func TestMigrateFollowInterrupt(t *testing.T) {
 	t.Parallel()
-	src, dst := testserver.New(t), testserver.New(t)
+	src, dst := protocoltest.New(t), protocoltest.New(t)
 	seedTable(t, src.Store, "Orders", 300, 3)
 	cp := filepath.Join(t.TempDir(), "cp.json")
 	args := []string{"-from", src.ConnectionString(), "-to", dst.ConnectionString(), "-checkpoint", cp, "-progress", "none",

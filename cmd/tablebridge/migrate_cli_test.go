@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
@@ -30,7 +30,7 @@ func downEndpoint(t *testing.T) (connStr, url string) {
 // one line within seconds, not after minutes of retries.
 func TestBulkCommandsOnADownEndpoint(t *testing.T) {
 	t.Parallel()
-	live := testserver.New(t)
+	live := protocoltest.New(t)
 	down, downURL := downEndpoint(t)
 	want := "cannot reach " + downURL + ": connection refused"
 	for _, tc := range []struct {
@@ -61,7 +61,7 @@ func TestBulkCommandsOnADownEndpoint(t *testing.T) {
 func TestMigrateCheckpointInStateDir(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	src, dst := testserver.New(t), testserver.New(t)
+	src, dst := protocoltest.New(t), protocoltest.New(t)
 	seedTable(t, src.Store, "Orders", 300, 3)
 	args := []string{"-from", src.ConnectionString(), "-to", dst.ConnectionString(), "-progress", "none"}
 	code, out, errOut := runCmd(t, migrateFn, args...)
@@ -92,7 +92,7 @@ func TestMigrateCheckpointInStateDir(t *testing.T) {
 	}
 
 	// Another destination has a checkpoint of its own.
-	other := testserver.New(t)
+	other := protocoltest.New(t)
 	code, out, _ = runCmd(t, migrateFn, "-from", src.ConnectionString(), "-to", other.ConnectionString(), "-progress", "none")
 	if m2 := cpRe.FindStringSubmatch(out); code != 0 || m2 == nil || m2[1] == cp {
 		t.Fatalf("another destination: exit %d, checkpoint %v (the first was %s)\n%s", code, m2, cp, out)
@@ -104,7 +104,7 @@ func TestMigrateCheckpointInStateDir(t *testing.T) {
 func TestReadersNeedData(t *testing.T) {
 	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "typo")
-	live := testserver.New(t)
+	live := protocoltest.New(t)
 	for _, args := range [][]string{
 		{"export", "-store", "bolt", "-data", missing, "-out", t.TempDir()},
 		{"verify", "-from", live.ConnectionString(), "-store", "bolt", "-data", missing},

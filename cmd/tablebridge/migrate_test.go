@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -105,7 +105,7 @@ func migrateFn(ctx context.Context, args []string, out, errw *bytes.Buffer) erro
 
 func TestMigrateCommand(t *testing.T) {
 	t.Parallel()
-	src, dst := testserver.New(t), testserver.New(t)
+	src, dst := protocoltest.New(t), protocoltest.New(t)
 	seedTable(t, src.Store, "Orders", 1200, 12)
 	seedTable(t, src.Store, "Users", 40, 40)
 	dir := t.TempDir()
@@ -157,7 +157,7 @@ func TestMigrateCommand(t *testing.T) {
 
 func TestMigrateCommandUsage(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	cs := src.ConnectionString()
 	tests := []struct {
 		name string
@@ -274,11 +274,11 @@ func TestMigrateSurvivesKillAndInterrupt(t *testing.T) {
 		t.Skip("runs child processes")
 	}
 	const total = 12000
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	seedTable(t, src.Store, "Orders", total, 60)
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			dst := testserver.New(t)
+			dst := protocoltest.New(t)
 			cp := filepath.Join(t.TempDir(), "cp.json")
 			args := []string{"migrate", "-from", src.ConnectionString(), "-to", dst.ConnectionString(), "-checkpoint", cp, "-progress", "log", "-progress-interval", "100ms"}
 			// Slow enough to stop midway: about 4 s at 3000 entities/s.

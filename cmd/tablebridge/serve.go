@@ -19,9 +19,9 @@ import (
 
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
+	"github.com/tablebridge/tablebridge/shared/stack"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/memstore"
-	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 func init() {
@@ -74,20 +74,10 @@ func runServe(args []string) error {
 // storeKinds lists what -store takes.
 const storeKinds = "auto, pebble, bolt, memory or dynamodb"
 
-// openStore opens cfg's store and describes it for the start-up lines:
-// which engine, and where.
+// openStore opens cfg's store, of a kind serve accepted, and describes it
+// for the start-up lines: which engine, and where.
 func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error) {
 	switch cfg.storeKind {
-	case engineAuto, enginePebble, engineBolt:
-		engine := cfg.storeKind
-		if engine == engineAuto {
-			engine = dataDirEngine(cfg.dataDir)
-		}
-		st, err := openDataDir(cfg.dataDir, engine, "serve", false, cfg.metrics.boltOptions()...)
-		if err != nil {
-			return nil, "", err
-		}
-		return st, st.describe(), nil
 	case "memory":
 		// Azurite's --inMemoryPersistence: for test suites that want a
 		// clean, fast store and nothing left behind.
@@ -102,7 +92,16 @@ func openStore(ctx context.Context, cfg serveConfig) (store.Store, string, error
 		}
 		return st, "dynamodb " + cfg.dynamo.describe(), nil
 	}
-	return nil, "", fmt.Errorf("serve: unknown -store %q (%s)", cfg.storeKind, storeKinds)
+	// A data directory: -store auto, pebble or bolt.
+	engine := cfg.storeKind
+	if engine == engineAuto {
+		engine = dataDirEngine(cfg.dataDir)
+	}
+	st, err := openDataDir(cfg.dataDir, engine, "serve", false, cfg.metrics.boltOptions()...)
+	if err != nil {
+		return nil, "", err
+	}
+	return st, st.describe(), nil
 }
 
 // moveAdvice is what serve says when the data directory holds the bbolt
@@ -128,6 +127,8 @@ func moveAdvice(cfg serveConfig, opened string) string {
 // lets requests in flight finish, and closes the store, so every write that
 // was acknowledged is on disk.
 func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
+	// The one check of -store, before anything is opened (openStore
+	// relies on it).
 	switch cfg.storeKind {
 	case engineAuto, enginePebble, engineBolt, "memory", "dynamodb":
 	default:
@@ -169,7 +170,7 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	handler, err := newHandler(st, cfg, tokens)
+	handler, err := stack.New(st, cfg.accounts, cfg.handlerOptions(tokens))
 	if err != nil {
 		return err
 	}
@@ -227,17 +228,15 @@ func serve(ctx context.Context, cfg serveConfig, out io.Writer) error {
 	return nil
 }
 
-func newHandler(st store.Store, cfg serveConfig, tokens auth.TokenVerifier) (http.Handler, error) {
+// handlerOptions are the REST API handler's options from serve's flags,
+// accepting bearer tokens as tokens verifies them (nil: refused).
+func (cfg serveConfig) handlerOptions(tokens auth.TokenVerifier) httpapi.Options {
 	opts := httpapi.Options{LogRequests: cfg.logRequests, Limits: cfg.limits.handlerLimits(), Tokens: tokens,
 		AnswerBudget: cfg.limits.answerBudget, Observe: cfg.metrics.observe()}
 	if cfg.logRequests {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	svc, err := tables.New(st, tables.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.NewHandler(svc, cfg.accounts, opts)
+	return opts
 }
 
 // listenError says what to do about the usual failures to listen.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/internal/serveproc"
-	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
@@ -29,7 +29,7 @@ func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 			srv := serveproc.Start(t, engine)
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
-			svc := testserver.NewServiceClient(t, srv.ConnectionString)
+			svc := protocoltest.NewServiceClient(t, srv.ConnectionString)
 			if _, err := svc.CreateTable(ctx, "crash", nil); err != nil {
 				t.Fatal(err)
 			}

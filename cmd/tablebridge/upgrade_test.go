@@ -20,8 +20,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/internal/localproc"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/internal/serveproc"
-	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
@@ -124,7 +124,7 @@ func upgradeSnapshot(t *testing.T, ctx context.Context, endpoint string) []byte 
 	t.Helper()
 	snap := map[string]any{}
 	for _, acc := range []auth.Account{auth.DevStoreAccount(), upgradeAccount} {
-		svc := testserver.NewServiceClient(t, connectionString("http", strings.TrimPrefix(endpoint, "http://"), acc))
+		svc := protocoltest.NewServiceClient(t, connectionString("http", strings.TrimPrefix(endpoint, "http://"), acc))
 		account := map[string]any{}
 		props, err := svc.GetProperties(ctx, nil)
 		if err != nil {
@@ -262,8 +262,8 @@ func TestWriteUpgradeFixture(t *testing.T) {
 func writeUpgradeData(t *testing.T, ctx context.Context, url string, run int) {
 	t.Helper()
 	host := strings.TrimPrefix(url, "http://")
-	svc := testserver.NewServiceClient(t, connectionString("http", host, auth.DevStoreAccount()))
-	two := testserver.NewServiceClient(t, connectionString("http", host, upgradeAccount))
+	svc := protocoltest.NewServiceClient(t, connectionString("http", host, auth.DevStoreAccount()))
+	two := protocoltest.NewServiceClient(t, connectionString("http", host, upgradeAccount))
 	must := func(_ any, err error) {
 		t.Helper()
 		if err != nil {

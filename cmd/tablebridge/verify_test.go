@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -22,7 +22,7 @@ func verifyFn(ctx context.Context, args []string, out, errw *bytes.Buffer) error
 
 func TestVerifyCommand(t *testing.T) {
 	t.Parallel()
-	src, dst := testserver.New(t), testserver.New(t)
+	src, dst := protocoltest.New(t), protocoltest.New(t)
 	seedTable(t, src.Store, "Orders", 500, 5)
 	if code, out, errOut := runCmd(t, migrateFn, "-from", src.ConnectionString(), "-to", dst.ConnectionString(), "-checkpoint", "", "-progress", "none"); code != 0 {
 		t.Fatalf("migrate: exit %d\n%s\n%s", code, out, errOut)

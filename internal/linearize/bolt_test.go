@@ -5,8 +5,8 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/linearize"
 	"github.com/tablebridge/tablebridge/internal/localproc"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/internal/serveproc"
-	"github.com/tablebridge/tablebridge/internal/testserver"
 )
 
 // TestBoltKill checks histories of the real `tablebridge serve` on its
@@ -19,7 +19,7 @@ func TestBoltKill(t *testing.T) {
 	t.Parallel()
 	localproc.SkipShort(t, "the tablebridge serve binary")
 	srv := serveproc.Start(t, "bolt")
-	svc := testserver.NewServiceClient(t, srv.ConnectionString)
+	svc := protocoltest.NewServiceClient(t, srv.ConnectionString)
 	kills := 0
 	linearize.Test(t, linearize.Config{Name: "bolt-kill", SnapshotQueries: true, Midway: func(barrier func()) {
 		srv.Kill()

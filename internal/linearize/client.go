@@ -17,12 +17,12 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 )
 
 // recorder sends the operations of one client through the official Go SDK
 // and records each one's call and return times and its answer. The SDK's
-// retries must be off (testserver.NewServiceClient, or the ClientOptions of
+// retries must be off (protocoltest.NewServiceClient, or the ClientOptions of
 // tablebridgetest): each recorded operation is one HTTP exchange, and
 // its answer is what that exchange said.
 type recorder struct {
@@ -163,9 +163,9 @@ func (r *recorder) batch(ctx context.Context, op *Op) {
 		return
 	}
 	body, perr := runtime.Payload(raw)
-	var parts []testserver.BatchPart
+	var parts []protocoltest.BatchPart
 	if perr == nil {
-		parts, perr = testserver.ReadBatchParts(raw.Header.Get("Content-Type"), body)
+		parts, perr = protocoltest.ReadBatchParts(raw.Header.Get("Content-Type"), body)
 	}
 	switch {
 	case perr != nil:

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/azurite"
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 )
@@ -107,7 +107,7 @@ func TestMigrateFromAzurite(t *testing.T) {
 	}
 
 	t.Run("to a tablebridge endpoint", func(t *testing.T) {
-		dst := testserver.New(t)
+		dst := protocoltest.New(t)
 		_, err := migrate.Migrate(ctxFor(t), migrate.Options{
 			Source:   azuriteEP,
 			Dest:     openEndpoint(t, dst.ConnectionString()),

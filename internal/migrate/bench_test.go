@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 )
 
 var benchEntities = flag.Int("migrate.entities", 100000, "entities BenchmarkMigrate copies")
@@ -24,7 +24,7 @@ func BenchmarkMigrate(b *testing.B) {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	src := testserver.New(b)
+	src := protocoltest.New(b)
 	seed(b, src.Store, "Bench", bulkEntities(*benchEntities, 100))
 	run := func(b *testing.B, dest func(b *testing.B) migrate.Dest) {
 		var total time.Duration
@@ -46,7 +46,7 @@ func BenchmarkMigrate(b *testing.B) {
 		b.ReportMetric(float64(*benchEntities*b.N)/total.Seconds(), "entities/s")
 	}
 	b.Run("endpoint-to-endpoint", func(b *testing.B) {
-		run(b, func(b *testing.B) migrate.Dest { return openEndpoint(b, testserver.New(b).ConnectionString()) })
+		run(b, func(b *testing.B) migrate.Dest { return openEndpoint(b, protocoltest.New(b).ConnectionString()) })
 	})
 	b.Run("endpoint-to-bolt", func(b *testing.B) {
 		run(b, func(b *testing.B) migrate.Dest { return storeIO(b, openBolt(b)) })

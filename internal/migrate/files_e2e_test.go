@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/model"
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	tables := map[string][]*model.Entity{"Edges": edgeEntities(t), "Orders": bulkEntities(2500, 5)}
 	for name, es := range tables {
 		seed(t, src.Store, name, es)
@@ -62,7 +62,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer files.Close()
-			dst := testserver.New(t)
+			dst := protocoltest.New(t)
 			cp := filepath.Join(dir, "import.json")
 			res, err := migrate.Migrate(ctxFor(t), migrate.Options{Source: files, Dest: openEndpoint(t, dst.ConnectionString()), Checkpoint: cp, Rename: map[string]string{"Orders": "Imported"}})
 			if err != nil {
@@ -81,7 +81,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 func TestImportResumesFromAnOffset(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	want := bulkEntities(1000, 4)
 	seed(t, src.Store, "Orders", want)
 	path := filepath.Join(t.TempDir(), "orders.ndjson")
@@ -98,7 +98,7 @@ func TestImportResumesFromAnOffset(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer files.Close()
-	dst := testserver.New(t)
+	dst := protocoltest.New(t)
 	cp := filepath.Join(t.TempDir(), "cp.json")
 	ctx := ctxFor(t)
 	log := &pageLog{Source: files}

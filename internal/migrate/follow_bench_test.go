@@ -14,7 +14,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/azurite"
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/model"
 )
 
@@ -31,7 +31,7 @@ var (
 func azuriteTable(b *testing.B, n int) (*migrate.Endpoint, string) {
 	cs := azurite.ConnectionString(b)
 	table := fmt.Sprintf("Follow%d", tableCounter.Add(1))
-	tb := testserver.New(b)
+	tb := protocoltest.New(b)
 	seed(b, tb.Store, "Seed", bulkEntities(n, 100))
 	az := openEndpoint(b, cs)
 	_, err := migrate.Migrate(ctxFor(b), migrate.Options{Source: openEndpoint(b, tb.ConnectionString()), Dest: az, Rename: map[string]string{"Seed": table}})

@@ -20,7 +20,7 @@ import (
 	"github.com/tablebridge/tablebridge/internal/azurite"
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
@@ -286,13 +286,13 @@ func TestFollowFromAzurite(t *testing.T) {
 // filter through tablebridge's own $filter, deletes through its REST API.
 func TestFollowTablebridgeEndpoints(t *testing.T) {
 	t.Parallel()
-	src, dst := testserver.New(t), testserver.New(t)
+	src, dst := protocoltest.New(t), protocoltest.New(t)
 	testFollow(t, src.ConnectionString(), func(t *testing.T) migrate.Dest { return openEndpoint(t, dst.ConnectionString()) })
 }
 
 func TestFollowRejects(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(10, 2))
 	ep := openEndpoint(t, src.ConnectionString())
 	for name, tc := range map[string]struct {
@@ -321,7 +321,7 @@ type writeOnly struct{ migrate.Dest }
 // it; the follow then starts from the time the copy first began.
 func TestFollowStopDuringBulkCopy(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(500, 5))
 	dest := storeIO(t, openBolt(t))
 	checkpoint := filepath.Join(t.TempDir(), "cp.json")
@@ -359,7 +359,7 @@ func TestFollowStopDuringBulkCopy(t *testing.T) {
 // gone as deleted.
 func TestDestDelete(t *testing.T) {
 	t.Parallel()
-	srv := testserver.New(t)
+	srv := protocoltest.New(t)
 	for name, dest := range map[string]migrate.Dest{
 		"endpoint": openEndpoint(t, srv.ConnectionString()),
 		"store":    storeIO(t, openBolt(t)),

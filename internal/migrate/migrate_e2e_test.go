@@ -12,7 +12,7 @@ import (
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
@@ -64,14 +64,14 @@ func ctxFor(t testing.TB) context.Context {
 
 // fixture is a source tablebridge holding the edge table and bulk tables.
 type fixture struct {
-	src    *testserver.Server
+	src    *protocoltest.Server
 	tables map[string][]*model.Entity
 	total  int
 }
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	f := &fixture{src: testserver.New(t), tables: map[string][]*model.Entity{
+	f := &fixture{src: protocoltest.New(t), tables: map[string][]*model.Entity{
 		"Edges":  edgeEntities(t),
 		"Orders": bulkEntities(3000, 30),
 		"Users":  bulkEntities(2500, 2500),
@@ -115,7 +115,7 @@ func verifyClean(t testing.TB, opts migrate.VerifyOptions) {
 func TestMigrateEndpointToEndpoint(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	dst := testserver.New(t)
+	dst := protocoltest.New(t)
 	cp := filepath.Join(t.TempDir(), "cp.json")
 	opts := migrate.Options{
 		Source:     openEndpoint(t, f.src.ConnectionString()),
@@ -185,7 +185,7 @@ func TestMigrateEndpointToDynamoDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dest.Close() })
-	f := &fixture{src: testserver.New(t), tables: map[string][]*model.Entity{
+	f := &fixture{src: protocoltest.New(t), tables: map[string][]*model.Entity{
 		"Edges":  edgeEntities(t),
 		"Orders": bulkEntities(1500, 15),
 	}}
@@ -203,7 +203,7 @@ func TestMigrateEndpointToDynamoDB(t *testing.T) {
 
 func TestMigrateSASSources(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	want := bulkEntities(300, 4)
 	seed(t, src.Store, "Orders", want)
 	seed(t, src.Store, "Other", bulkEntities(5, 1))
@@ -214,7 +214,7 @@ func TestMigrateSASSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dst := testserver.New(t)
+		dst := protocoltest.New(t)
 		_, err = migrate.Migrate(ctxFor(t), migrate.Options{
 			Source: openEndpoint(t, src.AccountURL(account)+"?"+q.Encode()),
 			Dest:   openEndpoint(t, dst.ConnectionString()),
@@ -230,7 +230,7 @@ func TestMigrateSASSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dst := testserver.New(t)
+		dst := protocoltest.New(t)
 		res, err := migrate.Migrate(ctxFor(t), migrate.Options{
 			Source: openEndpoint(t, src.AccountURL(account)+"/Orders?"+q.Encode()),
 			Dest:   openEndpoint(t, dst.ConnectionString()),
@@ -247,9 +247,9 @@ func TestMigrateSASSources(t *testing.T) {
 
 func TestMigrateDryRun(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(1500, 3))
-	dst := testserver.New(t)
+	dst := protocoltest.New(t)
 	cp := filepath.Join(t.TempDir(), "cp.json")
 	res, err := migrate.Migrate(ctxFor(t), migrate.Options{
 		Source:     openEndpoint(t, src.ConnectionString()),
@@ -278,10 +278,10 @@ func TestMigrateDryRun(t *testing.T) {
 
 func TestMigrateKeepTimestamp(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	want := bulkEntities(50, 2)
 	seed(t, src.Store, "Orders", want)
-	dst := testserver.New(t)
+	dst := protocoltest.New(t)
 	opts := migrate.Options{
 		Source:        openEndpoint(t, src.ConnectionString()),
 		Dest:          openEndpoint(t, dst.ConnectionString()),
@@ -303,7 +303,7 @@ func TestMigrateKeepTimestamp(t *testing.T) {
 	verifyClean(t, migrate.VerifyOptions{Source: opts.Source, Dest: openEndpoint(t, dst.ConnectionString()), KeepTimestamp: "SourceTimestamp"})
 
 	t.Run("a taken name fails the table", func(t *testing.T) {
-		_, err := migrate.Migrate(ctxFor(t), migrate.Options{Source: opts.Source, Dest: openEndpoint(t, testserver.New(t).ConnectionString()), KeepTimestamp: "Name"})
+		_, err := migrate.Migrate(ctxFor(t), migrate.Options{Source: opts.Source, Dest: openEndpoint(t, protocoltest.New(t).ConnectionString()), KeepTimestamp: "Name"})
 		if err == nil || !strings.Contains(err.Error(), `already has a property "Name"`) {
 			t.Fatalf("err = %v", err)
 		}
@@ -312,11 +312,11 @@ func TestMigrateKeepTimestamp(t *testing.T) {
 
 func TestMigrateRejects(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(3, 1))
 	seed(t, src.Store, "Users", bulkEntities(3, 1))
 	srcEP := openEndpoint(t, src.ConnectionString())
-	dstEP := openEndpoint(t, testserver.New(t).ConnectionString())
+	dstEP := openEndpoint(t, protocoltest.New(t).ConnectionString())
 	tests := []struct {
 		name    string
 		opts    migrate.Options
@@ -343,7 +343,7 @@ func TestMigrateRejects(t *testing.T) {
 		if _, err := migrate.Migrate(ctxFor(t), migrate.Options{Source: srcEP, Dest: dstEP, Checkpoint: cp}); err != nil {
 			t.Fatal(err)
 		}
-		other := openEndpoint(t, testserver.New(t).ConnectionString())
+		other := openEndpoint(t, protocoltest.New(t).ConnectionString())
 		for name, opts := range map[string]migrate.Options{
 			"other destination":    {Source: srcEP, Dest: other, Checkpoint: cp},
 			"other keep-timestamp": {Source: srcEP, Dest: dstEP, Checkpoint: cp, KeepTimestamp: "Ts"},

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
 )
@@ -124,7 +124,7 @@ func (d *cancellingDest) Upsert(ctx context.Context, table string, entities []*m
 
 func TestMigrateResumesAfterInterruption(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	tables := map[string][]*model.Entity{
 		"Orders": bulkEntities(3000, 30),
 		"Users":  bulkEntities(300, 300),
@@ -135,7 +135,7 @@ func TestMigrateResumesAfterInterruption(t *testing.T) {
 		seed(t, src.Store, name, es)
 		total += len(es)
 	}
-	dst := testserver.New(t)
+	dst := protocoltest.New(t)
 	cp := filepath.Join(t.TempDir(), "cp.json")
 	log := &pageLog{Source: openEndpoint(t, src.ConnectionString())}
 	ctx, cancel := context.WithCancel(ctxFor(t))
@@ -202,10 +202,10 @@ func TestMigrateResumesAfterInterruption(t *testing.T) {
 
 func TestMigrateResumesAfterInterruptedDiscovery(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	want := bulkEntities(2000, 20)
 	seed(t, src.Store, "Orders", want)
-	dst := testserver.New(t)
+	dst := protocoltest.New(t)
 	cp := filepath.Join(t.TempDir(), "cp.json")
 	ctx, cancel := context.WithCancel(ctxFor(t))
 	defer cancel()
@@ -259,11 +259,11 @@ func (d *flakyDest) Upsert(ctx context.Context, table string, entities []*model.
 
 func TestMigrateWriteFailures(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	want := bulkEntities(1000, 10)
 	seed(t, src.Store, "Orders", want)
 	t.Run("transient failures are retried", func(t *testing.T) {
-		dst := testserver.New(t)
+		dst := protocoltest.New(t)
 		d := &flakyDest{Dest: openEndpoint(t, dst.ConnectionString()), failEvery: 3}
 		_, err := migrate.Migrate(ctxFor(t), migrate.Options{Source: openEndpoint(t, src.ConnectionString()), Dest: d, PageSize: 100, Backoff: fastBackoff})
 		if err != nil {
@@ -272,7 +272,7 @@ func TestMigrateWriteFailures(t *testing.T) {
 		assertSameEntities(t, "Orders", want, readAll(t, dst.Store, "Orders"))
 	})
 	t.Run("a permanent failure stops the run and the checkpoint", func(t *testing.T) {
-		dst := testserver.New(t)
+		dst := protocoltest.New(t)
 		cp := filepath.Join(t.TempDir(), "cp.json")
 		d := &flakyDest{Dest: openEndpoint(t, dst.ConnectionString()), failEvery: 5, permanent: true}
 		_, err := migrate.Migrate(ctxFor(t), migrate.Options{Source: openEndpoint(t, src.ConnectionString()), Dest: d, PageSize: 100, Writers: 1, Parallel: 1, Checkpoint: cp, Backoff: fastBackoff})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
@@ -23,9 +23,9 @@ func TestReadPageSince(t *testing.T) {
 	t0 := time.Now().UTC().Truncate(time.Second)
 	var now atomic.Int64
 	now.Store(t0.UnixNano())
-	srv := testserver.New(t, tablebridgetest.WithNow(func() time.Time { return time.Unix(0, now.Load()).UTC() }))
+	srv := protocoltest.New(t, tablebridgetest.WithNow(func() time.Time { return time.Unix(0, now.Load()).UTC() }))
 	ctx := context.Background()
-	tc := srv.ServiceClient(t).NewClient("Since")
+	tc := srv.Client().NewClient("Since")
 	if _, err := tc.CreateTable(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/auth"
 )
 
@@ -30,7 +30,7 @@ const innerServerBusy = "--batchresponse_x\r\nContent-Type: multipart/mixed; bou
 	`{"odata.error":{"code":"ServerBusy","message":{"lang":"en-US","value":"0:The server is busy."}}}` + "\r\n" +
 	"--changesetresponse_x--\r\n--batchresponse_x--\r\n"
 
-func newThrottlingProxy(t *testing.T, target *testserver.Server) *throttlingProxy {
+func newThrottlingProxy(t *testing.T, target *protocoltest.Server) *throttlingProxy {
 	t.Helper()
 	u, err := url.Parse(target.URL)
 	if err != nil {
@@ -71,10 +71,10 @@ func (p *throttlingProxy) connectionString() string {
 
 func TestMigrateThroughThrottling(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	want := bulkEntities(2000, 40)
 	seed(t, src.Store, "Orders", want)
-	dst := testserver.New(t)
+	dst := protocoltest.New(t)
 	srcProxy, dstProxy := newThrottlingProxy(t, src), newThrottlingProxy(t, dst)
 	opts := migrate.Options{
 		Source:   openEndpoint(t, srcProxy.connectionString()),

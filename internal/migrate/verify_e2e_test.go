@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/migrate"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/edm"
 	"github.com/tablebridge/tablebridge/shared/model"
 	"github.com/tablebridge/tablebridge/shared/store"
@@ -37,7 +37,7 @@ func changed(t *testing.T, st store.Store, table, pk, rk string, change func(e *
 
 func TestVerifyFindsEveryDifference(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(600, 6))
 	seed(t, src.Store, "Edges", edgeEntities(t))
 	seed(t, src.Store, "Lonely", bulkEntities(7, 1))
@@ -137,7 +137,7 @@ func TestVerifyFindsEveryDifference(t *testing.T) {
 
 func TestVerifyMatchesAcrossOrders(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	want := bulkEntities(900, 9)
 	seed(t, src.Store, "Orders", want)
 	dest := openBolt(t)
@@ -162,10 +162,10 @@ func (r reversed) ReadPage(ctx context.Context, table string, req migrate.PageRe
 
 func TestVerifyErrors(t *testing.T) {
 	t.Parallel()
-	src := testserver.New(t)
+	src := protocoltest.New(t)
 	seed(t, src.Store, "Orders", bulkEntities(3, 1))
 	srcEP := openEndpoint(t, src.ConnectionString())
-	dstEP := openEndpoint(t, testserver.New(t).ConnectionString())
+	dstEP := openEndpoint(t, protocoltest.New(t).ConnectionString())
 	for name, opts := range map[string]migrate.VerifyOptions{
 		"no destination":       {Source: srcEP},
 		"unknown table":        {Source: srcEP, Dest: dstEP, Tables: []string{"Nope"}},

@@ -10,10 +10,10 @@ import (
 	"github.com/tablebridge/tablebridge/internal/prommetrics"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
+	"github.com/tablebridge/tablebridge/shared/stack"
 	"github.com/tablebridge/tablebridge/shared/store"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 	"github.com/tablebridge/tablebridge/shared/store/timedstore"
-	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 // BenchmarkGetEntity measures what the metrics cost a point read through
@@ -34,12 +34,8 @@ func BenchmarkGetEntity(b *testing.B) {
 				st = timedstore.New(bolt, m.ObserveStoreCall)
 				opts.Observe = m.ObserveRequest
 			}
-			svc, err := tables.New(st, tables.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
 			acc := auth.DevStoreAccount()
-			h, err := httpapi.NewHandler(svc, []auth.Account{acc}, opts)
+			h, err := stack.New(st, []auth.Account{acc}, opts)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/tablebridge/tablebridge/internal/prommetrics"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 	"github.com/tablebridge/tablebridge/shared/store/timedstore"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
@@ -22,13 +22,13 @@ func TestSDKSuiteMetrics(t *testing.T) {
 	t.Parallel()
 	m := prommetrics.New()
 	t.Run("suite", func(t *testing.T) {
-		testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server {
+		protocoltest.RunSDK(t, func(t *testing.T) *protocoltest.Server {
 			st, err := boltstore.Open(filepath.Join(t.TempDir(), "tablebridge.db"), boltstore.WithCommitObserver(m.ObserveGroupCommit))
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
-			return testserver.New(t, tablebridgetest.WithStore(timedstore.New(st, m.ObserveStoreCall)), tablebridgetest.WithObserve(m.ObserveRequest))
+			return protocoltest.New(t, tablebridgetest.WithStore(timedstore.New(st, m.ObserveStoreCall)), tablebridgetest.WithObserve(m.ObserveRequest))
 		})
 	})
 	text := scrape(t, m)

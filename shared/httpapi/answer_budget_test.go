@@ -14,15 +14,15 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
 
 // budgetServers runs test against a server with the given answer budget
 // on each store: the embedded bbolt store and DynamoDB Local.
-func budgetServers(t *testing.T, budget int, test func(t *testing.T, s *testserver.Server)) {
-	t.Run("bolt", func(t *testing.T) { test(t, testserver.New(t, tablebridgetest.WithAnswerBudget(budget))) })
+func budgetServers(t *testing.T, budget int, test func(t *testing.T, s *protocoltest.Server)) {
+	t.Run("bolt", func(t *testing.T) { test(t, protocoltest.New(t, tablebridgetest.WithAnswerBudget(budget))) })
 	t.Run("dynamodb", func(t *testing.T) {
 		if testing.Short() {
 			t.Skip("DynamoDB Local skipped in -short mode")
@@ -34,7 +34,7 @@ func budgetServers(t *testing.T, budget int, test func(t *testing.T, s *testserv
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		test(t, testserver.New(t, tablebridgetest.WithStore(st), tablebridgetest.WithAnswerBudget(budget)))
+		test(t, protocoltest.New(t, tablebridgetest.WithStore(st), tablebridgetest.WithAnswerBudget(budget)))
 	})
 }
 
@@ -46,10 +46,10 @@ func budgetServers(t *testing.T, budget int, test func(t *testing.T, s *testserv
 func TestAnswerBudgetEndsEntityPages(t *testing.T) {
 	t.Parallel()
 	const budget, n = 8 << 10, 40
-	budgetServers(t, budget, func(t *testing.T, s *testserver.Server) {
+	budgetServers(t, budget, func(t *testing.T, s *protocoltest.Server) {
 		ctx := context.Background()
 		table := fmt.Sprintf("budget%d", time.Now().UnixNano()%1e9)
-		tc := s.ServiceClient(t).NewClient(table)
+		tc := s.Client().NewClient(table)
 		if _, err := tc.CreateTable(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func TestAnswerBudgetEndsEntityPages(t *testing.T) {
 				var keys []string
 				q := url.Values{}
 				for range 100 {
-					resp := s.Do(t, testserver.Request{Method: http.MethodGet, Path: "/" + table + "()", RawQuery: q.Encode(),
+					resp := s.Do(t, protocoltest.Request{Method: http.MethodGet, Path: "/" + table + "()", RawQuery: q.Encode(),
 						Header: http.Header{"Accept": {accept}}})
 					if resp.StatusCode != http.StatusOK {
 						t.Fatalf("status %d: %s", resp.StatusCode, resp.Body)
@@ -121,10 +121,10 @@ func TestAnswerBudgetEndsEntityPages(t *testing.T) {
 // is still sent, alone on its page, so a query always makes progress.
 func TestAnswerBudgetSendsOneEntity(t *testing.T) {
 	t.Parallel()
-	budgetServers(t, 1<<10, func(t *testing.T, s *testserver.Server) {
+	budgetServers(t, 1<<10, func(t *testing.T, s *protocoltest.Server) {
 		ctx := context.Background()
 		table := fmt.Sprintf("budgetone%d", time.Now().UnixNano()%1e9)
-		tc := s.ServiceClient(t).NewClient(table)
+		tc := s.Client().NewClient(table)
 		if _, err := tc.CreateTable(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -155,9 +155,9 @@ func TestAnswerBudgetSendsOneEntity(t *testing.T) {
 func TestAnswerBudgetEndsTablePages(t *testing.T) {
 	t.Parallel()
 	const budget, n = 1 << 10, 30
-	budgetServers(t, budget, func(t *testing.T, s *testserver.Server) {
+	budgetServers(t, budget, func(t *testing.T, s *protocoltest.Server) {
 		ctx := context.Background()
-		sc := s.ServiceClient(t)
+		sc := s.Client()
 		prefix := fmt.Sprintf("bt%d", time.Now().UnixNano()%1e9)
 		for i := range n {
 			if _, err := sc.CreateTable(ctx, fmt.Sprintf("%sx%02d", prefix, i), nil); err != nil {
@@ -168,7 +168,7 @@ func TestAnswerBudgetEndsTablePages(t *testing.T) {
 		q := url.Values{}
 		pages := 0
 		for range 100 {
-			resp := s.Do(t, testserver.Request{Method: http.MethodGet, Path: "/Tables", RawQuery: q.Encode(),
+			resp := s.Do(t, protocoltest.Request{Method: http.MethodGet, Path: "/Tables", RawQuery: q.Encode(),
 				Header: http.Header{"Accept": {"application/json;odata=fullmetadata"}}})
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("status %d: %s", resp.StatusCode, resp.Body)
@@ -241,19 +241,19 @@ func wantKeys(t *testing.T, keys []string, n int) {
 func TestAnswerBudgetBatchDeclinesContent(t *testing.T) {
 	t.Parallel()
 	const budget = 8 << 10
-	budgetServers(t, budget, func(t *testing.T, s *testserver.Server) {
+	budgetServers(t, budget, func(t *testing.T, s *protocoltest.Server) {
 		for _, tc := range []struct {
 			ops         int
 			wantCreated bool
 		}{{ops: 2, wantCreated: true}, {ops: 40, wantCreated: false}} {
 			t.Run(fmt.Sprint(tc.ops), func(t *testing.T) {
 				table := fmt.Sprintf("budgetbatch%d", time.Now().UnixNano()%1e9)
-				if _, err := s.ServiceClient(t).CreateTable(context.Background(), table, nil); err != nil {
+				if _, err := s.Client().CreateTable(context.Background(), table, nil); err != nil {
 					t.Fatal(err)
 				}
 				tmpl := newBatchTemplate(table, tc.ops)
 				body := bytes.ReplaceAll(tmpl.body, []byte("Prefer: return-no-content"), []byte("Prefer: return-content   "))
-				resp := s.Do(t, testserver.Request{Method: http.MethodPost, Path: "/$batch", Body: body,
+				resp := s.Do(t, protocoltest.Request{Method: http.MethodPost, Path: "/$batch", Body: body,
 					Header: http.Header{"Content-Type": {tmpl.contentType}}})
 				if resp.StatusCode != http.StatusAccepted {
 					t.Fatalf("status %d: %s", resp.StatusCode, resp.Body)
@@ -271,7 +271,7 @@ func TestAnswerBudgetBatchDeclinesContent(t *testing.T) {
 					t.Errorf("%d ETags for %d inserts", got, tc.ops)
 				}
 				// Applied either way.
-				pager := s.ServiceClient(t).NewClient(table).NewListEntitiesPager(nil)
+				pager := s.Client().NewClient(table).NewListEntitiesPager(nil)
 				count := 0
 				for pager.More() {
 					page, err := pager.NextPage(context.Background())

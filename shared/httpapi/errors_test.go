@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 )
 
 // TestRequestRefusals covers the refusals the HTTP layer decides itself:
@@ -14,41 +14,41 @@ import (
 // code, and nothing stored afterwards.
 func TestRequestRefusals(t *testing.T) {
 	t.Parallel()
-	srv := testserver.New(t)
-	if _, err := srv.ServiceClient(t).CreateTable(context.Background(), "refusals", nil); err != nil {
+	srv := protocoltest.New(t)
+	if _, err := srv.Client().CreateTable(context.Background(), "refusals", nil); err != nil {
 		t.Fatal(err)
 	}
 	entityPath := "/refusals(PartitionKey='p',RowKey='r')"
 	for _, tc := range []struct {
 		name   string
-		req    testserver.Request
+		req    protocoltest.Request
 		status int
 		code   string
 	}{
-		{"TwoXHTTPMethods", testserver.Request{Method: http.MethodPost, Path: entityPath, Body: []byte(`{}`),
+		{"TwoXHTTPMethods", protocoltest.Request{Method: http.MethodPost, Path: entityPath, Body: []byte(`{}`),
 			Header: http.Header{"X-Http-Method": {"MERGE", "DELETE"}, "Content-Type": {"application/json"}}},
 			http.StatusBadRequest, "XMethodIncorrectCount"},
-		{"VerbTheResourceLacks", testserver.Request{Method: http.MethodPut, Path: "/Tables"},
+		{"VerbTheResourceLacks", protocoltest.Request{Method: http.MethodPut, Path: "/Tables"},
 			http.StatusMethodNotAllowed, "UnsupportedHttpVerb"},
-		{"UnknownComp", testserver.Request{Method: http.MethodGet, Path: "/", RawQuery: "restype=service&comp=logging"},
+		{"UnknownComp", protocoltest.Request{Method: http.MethodGet, Path: "/", RawQuery: "restype=service&comp=logging"},
 			http.StatusBadRequest, "InvalidQueryParameterValue"},
-		{"ServiceRootWithoutRestype", testserver.Request{Method: http.MethodGet, Path: "/"},
+		{"ServiceRootWithoutRestype", protocoltest.Request{Method: http.MethodGet, Path: "/"},
 			http.StatusBadRequest, "InvalidUri"},
-		{"NestedPath", testserver.Request{Method: http.MethodGet, Path: "/refusals/extra"},
+		{"NestedPath", protocoltest.Request{Method: http.MethodGet, Path: "/refusals/extra"},
 			http.StatusBadRequest, "InvalidUri"},
-		{"ForeignContinuationToken", testserver.Request{Method: http.MethodGet, Path: "/refusals()", RawQuery: "NextPartitionKey=abc"},
+		{"ForeignContinuationToken", protocoltest.Request{Method: http.MethodGet, Path: "/refusals()", RawQuery: "NextPartitionKey=abc"},
 			http.StatusBadRequest, "InvalidInput"},
-		{"ForeignTableToken", testserver.Request{Method: http.MethodGet, Path: "/Tables", RawQuery: "NextTableName=1!9!abc"},
+		{"ForeignTableToken", protocoltest.Request{Method: http.MethodGet, Path: "/Tables", RawQuery: "NextTableName=1!9!abc"},
 			http.StatusBadRequest, "InvalidInput"},
-		{"TopNegative", testserver.Request{Method: http.MethodGet, Path: "/refusals()", RawQuery: "$top=-1"},
+		{"TopNegative", protocoltest.Request{Method: http.MethodGet, Path: "/refusals()", RawQuery: "$top=-1"},
 			http.StatusBadRequest, "InvalidInput"},
-		{"TopOver1000", testserver.Request{Method: http.MethodGet, Path: "/refusals()", RawQuery: "$top=1001"},
+		{"TopOver1000", protocoltest.Request{Method: http.MethodGet, Path: "/refusals()", RawQuery: "$top=1001"},
 			http.StatusBadRequest, "InvalidInput"},
-		{"EntityBodyOver4MiB", testserver.Request{Method: http.MethodPost, Path: "/refusals",
+		{"EntityBodyOver4MiB", protocoltest.Request{Method: http.MethodPost, Path: "/refusals",
 			Body:   append(append([]byte(`{"PartitionKey":"p","RowKey":"r","S":"`), bytes.Repeat([]byte("x"), 4<<20)...), `"}`...),
 			Header: http.Header{"Content-Type": {"application/json"}}},
 			http.StatusRequestEntityTooLarge, "RequestBodyTooLarge"},
-		{"UnknownAccount", testserver.Request{Method: http.MethodGet, Path: "/Tables", Account: "nosuchaccount", Signing: testserver.Unsigned},
+		{"UnknownAccount", protocoltest.Request{Method: http.MethodGet, Path: "/Tables", Account: "nosuchaccount", Signing: protocoltest.Unsigned},
 			http.StatusBadRequest, "InvalidUri"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,7 +61,7 @@ func TestRequestRefusals(t *testing.T) {
 			}
 		})
 	}
-	resp := srv.Do(t, testserver.Request{Method: http.MethodGet, Path: "/refusals()"})
+	resp := srv.Do(t, protocoltest.Request{Method: http.MethodGet, Path: "/refusals()"})
 	if resp.StatusCode != http.StatusOK || bytes.Contains(resp.Body, []byte(`"RowKey"`)) {
 		t.Fatalf("after the refusals the table holds: %d %s", resp.StatusCode, resp.Body)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 )
 
 // TestFormatRefusals: payloads and answers tablebridge does not speak are
@@ -14,27 +14,27 @@ import (
 // operations": Atom/XML is for pre-2015 clients), and nothing is stored.
 func TestFormatRefusals(t *testing.T) {
 	t.Parallel()
-	srv := testserver.New(t)
-	sc := srv.ServiceClient(t)
+	srv := protocoltest.New(t)
+	sc := srv.Client()
 	if _, err := sc.CreateTable(context.Background(), "formats", nil); err != nil {
 		t.Fatal(err)
 	}
 	entity := []byte(`{"PartitionKey":"p","RowKey":"r"}`)
 	for _, tc := range []struct {
 		name   string
-		req    testserver.Request
+		req    protocoltest.Request
 		status int
 		code   string
 	}{
-		{"AtomPayload", testserver.Request{Method: http.MethodPost, Path: "/formats", Body: entity,
+		{"AtomPayload", protocoltest.Request{Method: http.MethodPost, Path: "/formats", Body: entity,
 			Header: http.Header{"Content-Type": {"application/atom+xml"}}}, http.StatusUnsupportedMediaType, "AtomFormatNotSupported"},
-		{"UnknownContentType", testserver.Request{Method: http.MethodPost, Path: "/formats", Body: entity,
+		{"UnknownContentType", protocoltest.Request{Method: http.MethodPost, Path: "/formats", Body: entity,
 			Header: http.Header{"Content-Type": {"text/plain"}}}, http.StatusBadRequest, "InvalidHeaderValue"},
-		{"MalformedContentType", testserver.Request{Method: http.MethodPost, Path: "/formats", Body: entity,
+		{"MalformedContentType", protocoltest.Request{Method: http.MethodPost, Path: "/formats", Body: entity,
 			Header: http.Header{"Content-Type": {"application/json; ;"}}}, http.StatusBadRequest, "InvalidHeaderValue"},
-		{"AtomAccept", testserver.Request{Method: http.MethodGet, Path: "/formats()",
+		{"AtomAccept", protocoltest.Request{Method: http.MethodGet, Path: "/formats()",
 			Header: http.Header{"Accept": {"application/atom+xml"}}}, http.StatusUnsupportedMediaType, "AtomFormatNotSupported"},
-		{"UnknownFormat", testserver.Request{Method: http.MethodGet, Path: "/formats()", RawQuery: "$format=application/xml"},
+		{"UnknownFormat", protocoltest.Request{Method: http.MethodGet, Path: "/formats()", RawQuery: "$format=application/xml"},
 			http.StatusBadRequest, "InvalidInput"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +44,7 @@ func TestFormatRefusals(t *testing.T) {
 			}
 		})
 	}
-	resp := srv.Do(t, testserver.Request{Method: http.MethodGet, Path: "/formats()"})
+	resp := srv.Do(t, protocoltest.Request{Method: http.MethodGet, Path: "/formats()"})
 	if resp.StatusCode != http.StatusOK || string(resp.Body) == "" || strings.Contains(string(resp.Body), `"RowKey"`) {
 		t.Fatalf("after the refusals the table holds: %d %s", resp.StatusCode, resp.Body)
 	}

@@ -69,9 +69,9 @@ type Handler struct {
 	admission admission
 }
 
-// NewHandler returns the REST API handler over svc for accounts: the one
-// constructor, so the local server and every Lambda function build the same
-// stack. Its verifier reads the stored access policies a table SAS names
+// NewHandler returns the REST API handler over svc for accounts; the local
+// server, every Lambda function and tablebridgetest build it with its
+// service over a store in one call (shared/stack). Its verifier reads the stored access policies a table SAS names
 // ("si") from svc, and accepts bearer tokens when opts.Tokens is set.
 func NewHandler(svc *tables.Service, accounts []auth.Account, opts Options) (*Handler, error) {
 	if svc == nil {

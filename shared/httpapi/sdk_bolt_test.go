@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/store/boltstore"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -14,8 +14,8 @@ import (
 // over the embedded bbolt store (a fresh file per server, in t.TempDir()).
 func TestSDKBolt(t *testing.T) {
 	t.Parallel()
-	testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server {
-		return testserver.New(t)
+	protocoltest.RunSDK(t, func(t *testing.T) *protocoltest.Server {
+		return protocoltest.New(t)
 	})
 }
 
@@ -25,7 +25,7 @@ func TestSDKBolt(t *testing.T) {
 // ("Query timeout and pagination"). Clients must keep following them.
 func TestSDKBoltShortPages(t *testing.T) {
 	t.Parallel()
-	testserver.RunSDKSuite(t, func(t *testing.T) *testserver.Server {
+	protocoltest.RunSDK(t, func(t *testing.T) *protocoltest.Server {
 		st, err := boltstore.Open(filepath.Join(t.TempDir(), "tablebridge.db"), boltstore.WithScanBudget(3, time.Minute))
 		if err != nil {
 			t.Fatal(err)
@@ -35,6 +35,6 @@ func TestSDKBoltShortPages(t *testing.T) {
 				t.Error(err)
 			}
 		})
-		return testserver.New(t, tablebridgetest.WithStore(st))
+		return protocoltest.New(t, tablebridgetest.WithStore(st))
 	})
 }

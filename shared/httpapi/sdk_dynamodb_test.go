@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -22,10 +22,10 @@ func TestSDKDynamoDB(t *testing.T) {
 		t.Skip("DynamoDB Local suite skipped in -short mode")
 	}
 	dynamolocal.Endpoint(t) // skip or fail loudly before any subtest
-	testserver.RunSDKSuite(t, newDynamoServer)
+	protocoltest.RunSDK(t, newDynamoServer)
 }
 
-func newDynamoServer(t *testing.T) *testserver.Server {
+func newDynamoServer(t *testing.T) *protocoltest.Server {
 	client := dynamolocal.Client(t)
 	st, err := dynamostore.New(dynamolocal.Context(t, 2*time.Minute), client, dynamostore.Options{
 		TablePrefix: dynamolocal.UniqueName("sdk") + "-", Endpoint: dynamolocal.Endpoint(t),
@@ -34,7 +34,7 @@ func newDynamoServer(t *testing.T) *testserver.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return testserver.New(t, tablebridgetest.WithStore(st))
+	return protocoltest.New(t, tablebridgetest.WithStore(st))
 }
 
 // TestProtocolDynamoDB runs the transactions, SAS, ACL, service properties
@@ -45,5 +45,5 @@ func TestProtocolDynamoDB(t *testing.T) {
 		t.Skip("DynamoDB Local suite skipped in -short mode")
 	}
 	dynamolocal.Endpoint(t)
-	testserver.RunProtocolSuite(t, newDynamoServer)
+	protocoltest.RunProtocol(t, newDynamoServer)
 }

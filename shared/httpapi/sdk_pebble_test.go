@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/store/pebblestore"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -12,7 +12,7 @@ import (
 // pebbleServer serves a fresh Pebble store in t.TempDir(), the store of
 // serve -store pebble, with a small cache and memtable: many servers run
 // at once.
-func pebbleServer(t *testing.T) *testserver.Server {
+func pebbleServer(t *testing.T) *protocoltest.Server {
 	st, err := pebblestore.Open(filepath.Join(t.TempDir(), "pebble"), pebblestore.WithMemory(1<<20, 1<<20))
 	if err != nil {
 		t.Fatal(err)
@@ -22,14 +22,14 @@ func pebbleServer(t *testing.T) *testserver.Server {
 			t.Error(err)
 		}
 	})
-	return testserver.New(t, tablebridgetest.WithStore(st))
+	return protocoltest.New(t, tablebridgetest.WithStore(st))
 }
 
 // TestSDKPebble runs the aztables conformance suite against the real
 // handler over the Pebble store.
 func TestSDKPebble(t *testing.T) {
 	t.Parallel()
-	testserver.RunSDKSuite(t, pebbleServer)
+	protocoltest.RunSDK(t, pebbleServer)
 }
 
 // TestProtocolPebble runs the protocol conformance suite (entity group
@@ -37,5 +37,5 @@ func TestSDKPebble(t *testing.T) {
 // Pebble store.
 func TestProtocolPebble(t *testing.T) {
 	t.Parallel()
-	testserver.RunProtocolSuite(t, pebbleServer)
+	protocoltest.RunProtocol(t, pebbleServer)
 }

@@ -3,7 +3,7 @@ package httpapi_test
 import (
 	"testing"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 )
 
 // TestProtocolBolt runs the protocol conformance suite (entity group
@@ -11,7 +11,7 @@ import (
 // real handler over the embedded bbolt store, a fresh file per server.
 func TestProtocolBolt(t *testing.T) {
 	t.Parallel()
-	testserver.RunProtocolSuite(t, func(t *testing.T) *testserver.Server {
-		return testserver.New(t)
+	protocoltest.RunProtocol(t, func(t *testing.T) *protocoltest.Server {
+		return protocoltest.New(t)
 	})
 }

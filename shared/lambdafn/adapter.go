@@ -20,8 +20,8 @@ import (
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/deploy"
 	"github.com/tablebridge/tablebridge/shared/httpapi"
+	"github.com/tablebridge/tablebridge/shared/stack"
 	"github.com/tablebridge/tablebridge/shared/store"
-	"github.com/tablebridge/tablebridge/shared/tables"
 )
 
 // Handler is one Lambda function: API Gateway and Function URL events
@@ -36,40 +36,44 @@ type Handler struct {
 	basePath string
 }
 
-// NewHandler builds fn's handler over st for accounts. opts configure the
-// REST API handler; TrustForwardedHeaders is always on, because API Gateway
-// terminates TLS and newRequestV1 sets X-Forwarded-Proto and X-Forwarded-For
-// from what API Gateway saw. Query answers are counted as they travel in the
-// proxy response (envelopeCost) against answerBudget unless opts set a
-// smaller budget, so no answer exceeds Lambda's response limit.
-func NewHandler(fn deploy.Function, st store.Store, accounts []auth.Account, opts httpapi.Options) (*Handler, error) {
+// Options configure a function's Handler.
+type Options struct {
+	// HTTP configures the REST API handler. NewHandler turns
+	// TrustForwardedHeaders on, because API Gateway terminates TLS and
+	// newRequestV1 sets X-Forwarded-Proto and X-Forwarded-For from what API
+	// Gateway saw. Query answers are counted as they travel in the proxy
+	// response (envelopeCost) against answerBudget unless HTTP sets a
+	// smaller budget, so no answer exceeds Lambda's response limit.
+	HTTP httpapi.Options
+	// BasePath is the custom domain's base path mapping ("tables"), which
+	// an HTTP API event leaves out of rawPath but the client signed; empty
+	// when the API has no custom domain or maps it at the root.
+	BasePath string
+}
+
+// NewHandler builds fn's handler over st for accounts: the stack
+// (shared/stack) over a store that lets the function reach only its own
+// operations.
+func NewHandler(fn deploy.Function, st store.Store, accounts []auth.Account, opts Options) (*Handler, error) {
 	if st == nil {
 		return nil, fmt.Errorf("lambdafn: %s: nil store", fn.Name)
 	}
-	opts.TrustForwardedHeaders = true
-	opts.AnswerCost = envelopeCost
-	if opts.AnswerBudget <= 0 || opts.AnswerBudget > answerBudget {
-		opts.AnswerBudget = answerBudget
+	httpOpts := opts.HTTP
+	httpOpts.TrustForwardedHeaders = true
+	httpOpts.AnswerCost = envelopeCost
+	if httpOpts.AnswerBudget <= 0 || httpOpts.AnswerBudget > answerBudget {
+		httpOpts.AnswerBudget = answerBudget
 	}
-	svc, err := tables.New(newGuardStore(st, fn), tables.Options{Now: opts.Now})
+	h, err := stack.New(newGuardStore(st, fn), accounts, httpOpts)
 	if err != nil {
 		return nil, fmt.Errorf("lambdafn: %s: %w", fn.Name, err)
 	}
-	h, err := httpapi.NewHandler(svc, accounts, opts)
-	if err != nil {
-		return nil, fmt.Errorf("lambdafn: %s: %w", fn.Name, err)
-	}
-	log := opts.Logger
+	log := httpOpts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Handler{http: h, log: log}, nil
+	return &Handler{http: h, log: log, basePath: opts.BasePath}, nil
 }
-
-// SetBasePath sets the custom domain's base path mapping ("tables"), which
-// an HTTP API event leaves out of rawPath but the client signed; empty when
-// the API has no custom domain or maps it at the root.
-func (h *Handler) SetBasePath(basePath string) { h.basePath = strings.Trim(basePath, "/") }
 
 // Invoke serves one event of either payload format, as the Lambda runtime
 // hands it over (lambda.Handler): a REST API event (payload format 1.0,

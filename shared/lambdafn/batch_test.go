@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 )
 
 // TestLoneGETBatchOnLambda: a batch that is one GET, a point read or a
@@ -38,7 +38,7 @@ func TestLoneGETBatchOnLambda(t *testing.T) {
 		if code != http.StatusAccepted {
 			t.Fatalf("%s: batch answered %d %s", path, code, answer)
 		}
-		parts, err := testserver.ReadBatchParts(header.Get("Content-Type"), []byte(answer))
+		parts, err := protocoltest.ReadBatchParts(header.Get("Content-Type"), []byte(answer))
 		if err != nil || len(parts) != 1 || parts[0].StatusCode != http.StatusOK || !strings.Contains(string(parts[0].Body), `"V":1`) {
 			t.Errorf("%s: parts %+v, %v; want one 200 with the entity", path, parts, err)
 		}

@@ -59,7 +59,7 @@ func TestBearerTokenEvents(t *testing.T) {
 	log := slog.New(NewLogHandler(slog.NewJSONHandler(&logs, nil)))
 	handlers := map[string]*Handler{}
 	for _, fn := range deploy.Functions() {
-		h, err := NewHandler(fn, st, []auth.Account{auth.DevStoreAccount()}, httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens})
+		h, err := NewHandler(fn, st, []auth.Account{auth.DevStoreAccount()}, Options{HTTP: httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 
 // TestClientCompatOnLambda runs, through the Lambda functions, the requests
 // of real clients where tablebridge was seen to differ from Azure (the
-// internal/testserver suites cover them in depth on both stores): each
+// internal/protocoltest suites cover them in depth on both stores): each
 // reaches its function whole and gets Azure's answer.
 func TestClientCompatOnLambda(t *testing.T) {
 	fs := newFunctions(t, openBolt(t))

@@ -79,6 +79,9 @@ func (l *logBuffer) lines(t testing.TB) []map[string]any {
 type functions struct {
 	byName map[string]*lambdafn.Handler
 	log    *logBuffer
+	// newHandler builds a function's handler as byName's were built, with
+	// a custom domain's base path.
+	newHandler func(fn deploy.Function, basePath string) (*lambdafn.Handler, error)
 }
 
 func newFunctions(t testing.TB, st store.Store) *functions {
@@ -92,9 +95,12 @@ func newFunctionsWithTokens(t testing.TB, st store.Store, tokens auth.TokenVerif
 	t.Helper()
 	fs := &functions{byName: map[string]*lambdafn.Handler{}, log: &logBuffer{}}
 	logger := slog.New(lambdafn.NewLogHandler(slog.NewJSONHandler(fs.log, nil)))
+	fs.newHandler = func(fn deploy.Function, basePath string) (*lambdafn.Handler, error) {
+		return lambdafn.NewHandler(fn, st, []auth.Account{auth.DevStoreAccount()}, lambdafn.Options{BasePath: basePath,
+			HTTP: httpapi.Options{Logger: logger.With("function", fn.Name), LogRequests: true, Tokens: tokens}})
+	}
 	for _, fn := range deploy.Functions() {
-		h, err := lambdafn.NewHandler(fn, st, []auth.Account{auth.DevStoreAccount()},
-			httpapi.Options{Logger: logger.With("function", fn.Name), LogRequests: true, Tokens: tokens})
+		h, err := fs.newHandler(fn, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,7 +25,12 @@ func (fs *functions) through(t testing.TB, r *http.Request, o gatewayevent.Optio
 		t.Fatal(err)
 	}
 	h := fs.byName[fn.Name]
-	h.SetBasePath(o.BasePath)
+	if o.BasePath != "" {
+		// The deployment's base path is the function's configuration.
+		if h, err = fs.newHandler(fn, o.BasePath); err != nil {
+			t.Fatal(err)
+		}
+	}
 	out, err := h.Invoke(context.Background(), payload)
 	if err != nil {
 		t.Fatalf("Invoke: %v", err)

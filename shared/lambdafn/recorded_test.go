@@ -12,7 +12,7 @@ import (
 // TestAzureRecordedOnLambda runs, through the Lambda functions, the answers
 // where replaying Azure's recorded traffic found tablebridge answering
 // otherwise (docs/compatibility.md, "Answers checked against Azure's
-// recorded traffic"). internal/testserver's AzureRecorded group covers
+// recorded traffic"). internal/protocoltest's AzureRecorded group covers
 // each in depth on both stores and names its recording; here each request
 // reaches its function and gets Azure's answer:
 //   - an origin-form batch without Host, as the legacy Python SDK sends
@@ -28,7 +28,7 @@ import (
 //     sdk/tables/Azure.Data.Tables/tests/SessionRecords/TableServiceClientLiveTests/GetTablesReturnsTablesWithFilter.json);
 //   - a key's quotes doubled and unescaped in odata.editLink (azure-sdk-for-java
 //     sdk/tables/azure-data-tables/src/test/resources/session-records/TableAsyncClientTest.getEntityWithSingleQuotesInPartitionKey.json;
-//     internal/testserver's JavaRecorded group).
+//     internal/protocoltest's JavaRecorded group).
 func TestAzureRecordedOnLambda(t *testing.T) {
 	fs := newFunctions(t, openBolt(t))
 	createTable(t, fs, "recorded")

@@ -124,12 +124,11 @@ func setupTimed(ctx context.Context, fn deploy.Function, cfg Config, log *slog.L
 		return nil, times, err
 	}
 	emf := newEMFWriter(os.Stdout, emfNamespace(cfg.StackName), fn.Name)
-	h, err := NewHandler(fn, st, []auth.Account{account}, httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens,
-		Observe: emf.observe})
+	h, err := NewHandler(fn, st, []auth.Account{account}, Options{BasePath: cfg.BasePath,
+		HTTP: httpapi.Options{Logger: log, LogRequests: true, Tokens: tokens, Observe: emf.observe}})
 	if err != nil {
 		return nil, times, err
 	}
-	h.SetBasePath(cfg.BasePath)
 	return h, times, nil
 }
 

@@ -10,8 +10,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/internal/testissuer"
-	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -27,7 +27,7 @@ func TestBasicMode(t *testing.T) {
 
 func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	logs := &logBuffer{}
-	srv := testserver.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(basic(t, nil)),
+	srv := protocoltest.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(basic(t, nil)),
 		tablebridgetest.WithLogRequests(), tablebridgetest.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))...)
 	// Basic mode checks no signature: any key makes an acceptable token.
 	key := testissuer.NewKey(t, jose.RS256)
@@ -69,7 +69,7 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 			}
 			cred := credential(testissuer.Token(t, key, c["iss"].(string), c))
 			sc := srv.TokenServiceClient(t, devAccount, cred)
-			name := testserver.TableName(t, "")
+			name := protocoltest.TableName(t, "")
 			if _, err := sc.CreateTable(t.Context(), name, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -114,10 +114,10 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	for _, tc := range refused {
 		t.Run("Refuses"+tc.name, func(t *testing.T) {
 			sc := srv.TokenServiceClient(t, devAccount, credential(testissuer.Token(t, key, tc.iss, tc.claims)))
-			name := testserver.TableName(t, "")
+			name := protocoltest.TableName(t, "")
 			_, err := sc.CreateTable(t.Context(), name, nil)
 			wantRefusal(t, err, http.StatusUnauthorized, "InvalidAuthenticationInfo", tc.reason, tc.challenge)
-			if _, err := srv.ServiceClient(t).NewClient(name).GetAccessPolicy(t.Context(), nil); err == nil {
+			if _, err := srv.Client().NewClient(name).GetAccessPolicy(t.Context(), nil); err == nil {
 				t.Error("the refused request created the table")
 			}
 		})
@@ -135,7 +135,7 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 
 	t.Run("RefusesOldVersion", func(t *testing.T) {
 		token := testissuer.Token(t, key, v1, nil)
-		resp := srv.Do(t, testserver.Request{Method: http.MethodGet, Path: "/Tables", Signing: testserver.Unsigned,
+		resp := srv.Do(t, protocoltest.Request{Method: http.MethodGet, Path: "/Tables", Signing: protocoltest.Unsigned,
 			Header: http.Header{"Authorization": {"Bearer " + token}, "x-ms-version": {"2017-07-29"}}})
 		if resp.StatusCode != http.StatusForbidden || resp.Header.Get("x-ms-error-code") != "AuthenticationFailed" {
 			t.Errorf("got %d %s", resp.StatusCode, resp.Header.Get("x-ms-error-code"))
@@ -145,8 +145,8 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	// Owner-only operations: a token is refused whatever its role, and
 	// Shared Key and SAS keep working beside tokens.
 	t.Run("OwnerOnlyOperationsAndSharedKeyBeside", func(t *testing.T) {
-		keyClient := srv.ServiceClient(t)
-		name := testserver.TableName(t, "")
+		keyClient := srv.Client()
+		name := protocoltest.TableName(t, "")
 		if _, err := keyClient.CreateTable(t.Context(), name, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp := srv.Do(t, testserver.Request{Method: http.MethodGet, Path: "/" + name + "()", Signing: testserver.Unsigned,
+		resp := srv.Do(t, protocoltest.Request{Method: http.MethodGet, Path: "/" + name + "()", Signing: protocoltest.Unsigned,
 			RawQuery: sasURL[strings.Index(sasURL, "?")+1:]})
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("SAS beside tokens: %d %s", resp.StatusCode, resp.Body)
@@ -181,9 +181,9 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rsrv := testserver.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(basic(t, cfg)))...)
-		name := testserver.TableName(t, "")
-		if _, err := rsrv.ServiceClient(t).CreateTable(t.Context(), name, nil); err != nil {
+		rsrv := protocoltest.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(basic(t, cfg)))...)
+		name := protocoltest.TableName(t, "")
+		if _, err := rsrv.Client().CreateTable(t.Context(), name, nil); err != nil {
 			t.Fatal(err)
 		}
 		reader := rsrv.TokenServiceClient(t, devAccount, credential(testissuer.Token(t, key, v1, testissuer.Claims{"oid": "reader-oid"})))
@@ -198,7 +198,7 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	})
 
 	t.Run("OverHTTPIsRefused", func(t *testing.T) {
-		plain := testserver.New(t, append(storeOpts, tablebridgetest.WithTokenVerifier(basic(t, nil)))...)
+		plain := protocoltest.New(t, append(storeOpts, tablebridgetest.WithTokenVerifier(basic(t, nil)))...)
 		resp := rawBearer(t, plain, http.MethodGet, "/Tables", testissuer.Token(t, key, v1, nil))
 		if resp.StatusCode != http.StatusForbidden || resp.Header.Get("x-ms-error-code") != "AuthenticationFailed" ||
 			!strings.Contains(string(resp.Body), "Authentication scheme Bearer is not allowed with HTTP.") {
@@ -209,7 +209,7 @@ func testBasicMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	t.Run("LogNamesPrincipalNotToken", func(t *testing.T) {
 		token := testissuer.Token(t, key, v1, testissuer.Claims{"oid": "log-oid"})
 		sc := srv.TokenServiceClient(t, devAccount, credential(token))
-		if _, err := sc.CreateTable(t.Context(), testserver.TableName(t, ""), nil); err != nil {
+		if _, err := sc.CreateTable(t.Context(), protocoltest.TableName(t, ""), nil); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(logs.String(), token) || strings.Contains(logs.String(), strings.Split(token, ".")[1]) {

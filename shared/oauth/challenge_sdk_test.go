@@ -11,8 +11,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/internal/testissuer"
-	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -47,7 +47,7 @@ func TestChallengeSignIn(t *testing.T) {
 	if err := v.Discover(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	srv := testserver.New(t, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))
+	srv := protocoltest.New(t, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))
 	challenge := "Bearer authorization_uri=" + iss.URL + " resource_id=https://storage.azure.com"
 
 	// The credential can sign in to both tenants; the service names the one
@@ -65,7 +65,7 @@ func TestChallengeSignIn(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	table := testserver.TableName(t, "")
+	table := protocoltest.TableName(t, "")
 	if _, err := client.CreateTable(t.Context(), table, nil); err != nil {
 		t.Fatalf("Create Table through the challenge: %v", err)
 	}
@@ -90,7 +90,7 @@ func TestChallengeSignIn(t *testing.T) {
 		t.Errorf("after sign-in: %v, want one signed insert", got)
 	}
 	// The table is there for the account's key holder too.
-	if _, err := srv.ServiceClient(t).NewClient(table).GetEntity(t.Context(), "p", "r", nil); err != nil {
+	if _, err := srv.Client().NewClient(table).GetEntity(t.Context(), "p", "r", nil); err != nil {
 		t.Error(err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/internal/testissuer"
-	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 	"github.com/tablebridge/tablebridge/shared/store/memstore"
@@ -123,8 +123,8 @@ func (l *logBuffer) requestLines(t *testing.T) []map[string]any {
 }
 
 // rawBearer sends a raw request with "Authorization: Bearer token".
-func rawBearer(t *testing.T, srv *testserver.Server, method, path, token string) *testserver.Response {
+func rawBearer(t *testing.T, srv *protocoltest.Server, method, path, token string) *protocoltest.Response {
 	t.Helper()
-	return srv.Do(t, testserver.Request{Method: method, Path: path, Signing: testserver.Unsigned,
+	return srv.Do(t, protocoltest.Request{Method: method, Path: path, Signing: protocoltest.Unsigned,
 		Header: http.Header{"Authorization": {"Bearer " + token}}})
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/internal/testissuer"
-	"github.com/tablebridge/tablebridge/internal/testserver"
 	"github.com/tablebridge/tablebridge/shared/oauth"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -31,7 +31,7 @@ func testVerifiedMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	iss := testissuer.New(t, rsa1, ec1)
 	otherKey := testissuer.NewKey(t, jose.RS256)
 	other := testissuer.New(t, otherKey)
-	orders := testserver.TableName(t, "orders")
+	orders := protocoltest.TableName(t, "orders")
 	cfg, err := oauth.ParseConfig([]byte(fmt.Sprintf(`{
 		"issuers": [%q, %q],
 		"audiences": ["api://tablebridge", "https://storage.azure.com"],
@@ -50,9 +50,9 @@ func testVerifiedMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 		t.Fatal(err)
 	}
 	advanceKeyClock := oauth.MoveKeyClock(v)
-	srv := testserver.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))...)
-	keyClient := srv.ServiceClient(t)
-	elsewhere := testserver.TableName(t, "elsewhere")
+	srv := protocoltest.New(t, append(storeOpts, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))...)
+	keyClient := srv.Client()
+	elsewhere := protocoltest.TableName(t, "elsewhere")
 	for _, name := range []string{orders, elsewhere} {
 		if _, err := keyClient.CreateTable(t.Context(), name, nil); err != nil {
 			t.Fatal(err)
@@ -76,7 +76,7 @@ func testVerifiedMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 	for _, key := range []*testissuer.Key{rsa1, ec1} {
 		t.Run("Contributor"+string(key.Alg), func(t *testing.T) {
 			sc := client(iss.Token(t, key, testissuer.Claims{"oid": "writer", "aud": "api://tablebridge"}))
-			name := testserver.TableName(t, "")
+			name := protocoltest.TableName(t, "")
 			if _, err := sc.CreateTable(t.Context(), name, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func testVerifiedMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 			t.Fatalf("list tables: %v", err)
 		}
 		denied(t, insert(sc, orders, "byReader"))
-		_, err := sc.CreateTable(t.Context(), testserver.TableName(t, ""), nil)
+		_, err := sc.CreateTable(t.Context(), protocoltest.TableName(t, ""), nil)
 		denied(t, err)
 		_, err = sc.NewClient(orders).DeleteEntity(t.Context(), "p", "seed", nil)
 		denied(t, err)
@@ -139,7 +139,7 @@ func testVerifiedMode(t *testing.T, storeOpts []tablebridgetest.Option) {
 		// Listing tables and creating one need a role on the account.
 		_, err = sc.NewListTablesPager(nil).NextPage(t.Context())
 		denied(t, err)
-		_, err = sc.CreateTable(t.Context(), testserver.TableName(t, ""), nil)
+		_, err = sc.CreateTable(t.Context(), protocoltest.TableName(t, ""), nil)
 		denied(t, err)
 	})
 
@@ -251,15 +251,15 @@ func TestVerifiedIssuerDown(t *testing.T) {
 				if err := v.Discover(t.Context()); err == nil {
 					t.Error("Discover reported no failure")
 				}
-				srv := testserver.New(t, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))
-				name := testserver.TableName(t, "")
-				if _, err := srv.ServiceClient(t).CreateTable(t.Context(), name, nil); err != nil {
+				srv := protocoltest.New(t, tablebridgetest.WithTLS(), tablebridgetest.WithTokenVerifier(v))
+				name := protocoltest.TableName(t, "")
+				if _, err := srv.Client().CreateTable(t.Context(), name, nil); err != nil {
 					t.Fatal(err)
 				}
 				sc := srv.TokenServiceClient(t, devAccount, credential(iss.Token(t, key, testissuer.Claims{"oid": "writer"})))
 				_, err = sc.NewClient(name).AddEntity(t.Context(), []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil)
 				wantRefusal(t, err, http.StatusServiceUnavailable, "ServerBusy", "", "")
-				if _, err := srv.ServiceClient(t).NewClient(name).GetEntity(t.Context(), "p", "r", nil); err == nil {
+				if _, err := srv.Client().NewClient(name).GetEntity(t.Context(), "p", "r", nil); err == nil {
 					t.Error("an insert answered 503 was stored")
 				}
 			})

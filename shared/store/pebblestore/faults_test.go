@@ -17,7 +17,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
-	"github.com/tablebridge/tablebridge/internal/testserver"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/store/pebblestore"
 	"github.com/tablebridge/tablebridge/tablebridgetest"
 )
@@ -84,10 +84,10 @@ func TestLogFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := testserver.New(t, tablebridgetest.WithStore(st))
+			srv := protocoltest.New(t, tablebridgetest.WithStore(st))
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
-			svc := srv.ServiceClient(t)
+			svc := srv.Client()
 			if _, err := svc.CreateTable(ctx, "faults", nil); err != nil {
 				t.Fatal(err)
 			}
@@ -155,8 +155,8 @@ func TestLogFailures(t *testing.T) {
 				t.Fatalf("reopen after the failure: %v", err)
 			}
 			defer st.Close()
-			srv = testserver.New(t, tablebridgetest.WithStore(st))
-			client = srv.ServiceClient(t).NewClient("faults")
+			srv = protocoltest.New(t, tablebridgetest.WithStore(st))
+			client = srv.Client().NewClient("faults")
 			for _, rk := range acked {
 				if _, err := client.GetEntity(ctx, "p", rk, nil); err != nil {
 					t.Fatalf("acknowledged insert %s lost: %v", rk, err)
