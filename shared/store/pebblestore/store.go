@@ -204,7 +204,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 // filter answers that without reading a block), and the pinned format.
 func (s *Store) options(cfg config) *pebble.Options {
 	o := &pebble.Options{
-		FS:                          cfg.fs,
+		FS:                          writtenWALFS{cfg.fs},
 		Cache:                       s.cache,
 		Lock:                        s.lock,
 		FormatMajorVersion:          formatMajorVersion,
