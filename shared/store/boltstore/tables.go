@@ -15,21 +15,9 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store/record"
 )
 
-// maxTop is Azure's page size limit, for tables and entities alike.
-const maxTop = 1000
-
 // tableKey is the catalog and bucket key of a table: Azure table names are
 // case-insensitive (and ASCII letters and digits only).
 func tableKey(table string) []byte { return []byte(strings.ToLower(table)) }
-
-// clampTop keeps a page size within 1 to 1000; zero or less means the
-// maximum, as a request without $top gets.
-func clampTop(top int) int {
-	if top <= 0 || top > maxTop {
-		return maxTop
-	}
-	return top
-}
 
 // CreateTable creates the table, keeping the case of its name.
 func (s *Store) CreateTable(ctx context.Context, account, table string) (store.TableInfo, error) {
@@ -125,7 +113,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 		return store.TablePage{}, err
 	}
 	defer s.leave()
-	top := clampTop(q.Top)
+	top := store.PageSize(q.Top)
 	var page store.TablePage
 	err := s.db.View(func(tx *bolt.Tx) error {
 		catalog, _ := catalogBuckets(tx, account)

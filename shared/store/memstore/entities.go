@@ -191,7 +191,7 @@ func (s *Store) QueryEntities(ctx context.Context, account, tableName string, q 
 		return page, nil
 	}
 	_, pkIsExact := keys.PartitionKey.Exact()
-	top := clampTop(q.Top)
+	top := store.PageSize(q.Top)
 	deadline := time.Now().Add(s.scanTime)
 	rs := &t.rows
 	p, _ := rs.seek(firstKey(q))

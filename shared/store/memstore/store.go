@@ -25,8 +25,6 @@ var ErrClosed = errors.New("memstore: store is closed")
 const (
 	defaultScanRows = 100_000
 	defaultScanTime = 5 * time.Second
-	// maxTop is Azure's page size limit, for tables and entities alike.
-	maxTop = 1000
 )
 
 // Option configures New.
@@ -189,7 +187,7 @@ func (s *Store) QueryTables(ctx context.Context, accountName string, q store.Tab
 		}
 	}
 	slices.Sort(names)
-	top := clampTop(q.Top)
+	top := store.PageSize(q.Top)
 	for i, k := range names {
 		info := a.tables[k].info
 		if q.Match != nil && !q.Match(info) {
@@ -255,13 +253,4 @@ func (s *Store) SetServiceProperties(ctx context.Context, accountName string, do
 func cloneInfo(info store.TableInfo) store.TableInfo {
 	info.ACL = slices.Clone(info.ACL)
 	return info
-}
-
-// clampTop keeps a page size within 1 to 1000; zero or less means the
-// maximum, as a request without $top gets.
-func clampTop(top int) int {
-	if top <= 0 || top > maxTop {
-		return maxTop
-	}
-	return top
 }

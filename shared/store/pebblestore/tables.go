@@ -14,18 +14,6 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store/record"
 )
 
-// maxTop is Azure's page size limit, for tables and entities alike.
-const maxTop = 1000
-
-// clampTop keeps a page size within 1 to 1000; zero or less means the
-// maximum, as a request without $top gets.
-func clampTop(top int) int {
-	if top <= 0 || top > maxTop {
-		return maxTop
-	}
-	return top
-}
-
 // CreateTable creates the table, keeping the case of its name.
 func (s *Store) CreateTable(ctx context.Context, account, table string) (info store.TableInfo, err error) {
 	if err := s.enter(ctx); err != nil {
@@ -143,7 +131,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 
 func readTables(it *pebble.Iterator, prefix []byte, q store.TableQuery) (store.TablePage, error) {
 	var page store.TablePage
-	top := clampTop(q.Top)
+	top := store.PageSize(q.Top)
 	if q.After == "" {
 		it.First()
 	} else {
