@@ -168,10 +168,20 @@ func (d *durability) stop() {
 // wait returns once every write up to n is on disk, with
 // store.ErrUnavailable if the store failed first, or ctx's error.
 func (d *durability) wait(ctx context.Context, n uint64) error {
-	for d.done.Load() < n {
+	if d.done.Load() >= n {
+		return nil
+	}
+	for {
+		// The count and the channel are read together, under the lock
+		// synced holds while it moves one and replaces the other: a count
+		// read before a sync with the channel of after it would wait for
+		// the next sync, which may never come.
 		d.mu.Lock()
-		stopped, changed := d.stopped, d.changed
+		done, stopped, changed := d.done.Load(), d.stopped, d.changed
 		d.mu.Unlock()
+		if done >= n {
+			return nil
+		}
 		if stopped {
 			return fmt.Errorf("%w: pebblestore: the store stopped before the writes this answer depends on were on disk", store.ErrUnavailable)
 		}
@@ -181,5 +191,4 @@ func (d *durability) wait(ctx context.Context, n uint64) error {
 			return ctx.Err()
 		}
 	}
-	return nil
 }
