@@ -131,7 +131,7 @@ histories: ## check long concurrent histories of every store, with faults, for l
 	@export TABLEBRIDGE_LINEARIZE_HISTORIES=$(HISTORIES) TABLEBRIDGE_LINEARIZE_OPS=$(HISTORY_OPS) TABLEBRIDGE_LINEARIZE_OUT=$(abspath $(TOOLS)/histories); \
 	  echo "checking $(HISTORIES) histories of 8 clients x $(HISTORY_OPS) operations per configuration (log: $(TOOLS)/histories/log)"; \
 	  status=0; \
-	  $(GO) test -count=1 -timeout 180m -v -run '^Test(Memory|BoltKill|DynamoDB)' ./internal/linearize >$(TOOLS)/histories/log 2>&1 || status=1; \
+	  $(GO) test -count=1 -timeout 180m -v -run '^Test(Memory|PebbleKill|BoltKill|DynamoDB)' ./internal/linearize >$(TOOLS)/histories/log 2>&1 || status=1; \
 	  $(GO) test -count=1 -timeout 180m -v -run '^TestBootstraps$$/^linearizable' ./functions >>$(TOOLS)/histories/log 2>&1 || status=1; \
 	  sed -n 's/^.*linearize: \([a-z-]*\): \([0-9]* histor\)/  \1: \2/p' $(TOOLS)/histories/log; \
 	  grep -E '^(--- FAIL|FAIL)' $(TOOLS)/histories/log || true; \

@@ -18,7 +18,7 @@
 //   - model.go is Azure's semantics per PartitionKey, operations.go how
 //     each recorded operation is checked against it; History.SnapshotQueries
 //     holds the stores whose one-page queries read one snapshot (memory,
-//     bolt) to that stronger promise.
+//     pebble, bolt) to that stronger promise.
 //   - Check, Shrink and Visualize (check.go) find an order, cut a failing
 //     history to the shortest that still fails, and draw Porcupine's view
 //     of it; Test (testing.go) runs histories in a test and writes a
