@@ -3,7 +3,6 @@ package browser_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,34 +48,5 @@ func TestNodeSDKChallenge(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("node-challenge.mjs: %v\nstdout: %s\nstderr: %s", err, stdout.String(), tail(stderr.String(), 2000))
 	}
-	type request struct {
-		Method, Path, Authorization, Code, Challenge string
-		Status                                       int
-	}
-	var got struct {
-		Requests []request `json:"requests"`
-		Asked    []struct {
-			Tenant string   `json:"tenant"`
-			Scopes []string `json:"scopes"`
-		} `json:"asked"`
-	}
-	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &got); err != nil {
-		t.Fatalf("node-challenge.mjs printed %q: %v", stdout.String(), err)
-	}
-	for _, r := range got.Requests {
-		t.Logf("node: %s %s (Authorization: %s) -> %d %s %s", r.Method, r.Path, r.Authorization, r.Status, r.Code, r.Challenge)
-	}
-	t.Logf("node: the credential was asked for %+v", got.Asked)
-	challenge := "Bearer authorization_uri=" + iss.URL + " resource_id=https://storage.azure.com"
-	want := []request{
-		{Method: "POST", Path: "/devstoreaccount1/Tables", Authorization: "Bearer", Status: 401, Code: "InvalidAuthenticationInfo", Challenge: challenge},
-		{Method: "POST", Path: "/devstoreaccount1/Tables", Authorization: "Bearer", Status: 201},
-	}
-	if len(got.Requests) != len(want) || got.Requests[0] != want[0] || got.Requests[1] != want[1] {
-		t.Errorf("requests %+v, want %+v", got.Requests, want)
-	}
-	if len(got.Asked) != 2 || got.Asked[0].Tenant != "" || got.Asked[1].Tenant != tenant ||
-		len(got.Asked[1].Scopes) != 1 || got.Asked[1].Scopes[0] != "https://storage.azure.com/.default" {
-		t.Errorf("the credential was asked %+v, want no tenant, then %s for https://storage.azure.com/.default", got.Asked, tenant)
-	}
+	testissuer.CheckScriptedSignIn(t, "node", stdout.Bytes(), iss.URL, tenant)
 }

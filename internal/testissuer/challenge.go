@@ -1,13 +1,16 @@
 package testissuer
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -212,4 +215,47 @@ func (l *RequestLog) Exchanges() []Exchange {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]Exchange(nil), l.exchanges...)
+}
+
+// CheckScriptedSignIn checks the JSON line a scripted SDK run prints
+// (e2e/browser/node-challenge.mjs, e2e/python/challenge.py) after creating
+// a table with a credential whose first token is of its home tenant: each
+// request as the service answered it, and what the credential was asked
+// for. The service must refuse the first attempt with 401
+// InvalidAuthenticationInfo and the challenge of the issuer at issuerURL,
+// and take the second, signed for tenant from that challenge; the
+// credential must have been asked first for no tenant, then for tenant and
+// the storage resource. It logs the requests, which show the exchange.
+func CheckScriptedSignIn(t testing.TB, sdk string, out []byte, issuerURL, tenant string) {
+	t.Helper()
+	type request struct {
+		Method, Path, Authorization, Code, Challenge string
+		Status                                       int
+	}
+	var got struct {
+		Requests []request `json:"requests"`
+		Asked    []struct {
+			Tenant string   `json:"tenant"`
+			Scopes []string `json:"scopes"`
+		} `json:"asked"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out), &got); err != nil {
+		t.Fatalf("%s printed %q: %v", sdk, out, err)
+	}
+	for _, r := range got.Requests {
+		t.Logf("%s: %s %s (Authorization: %s) -> %d %s %s", sdk, r.Method, r.Path, r.Authorization, r.Status, r.Code, r.Challenge)
+	}
+	t.Logf("%s: the credential was asked for %+v", sdk, got.Asked)
+	challenge := "Bearer authorization_uri=" + issuerURL + " resource_id=https://storage.azure.com"
+	want := []request{
+		{Method: "POST", Path: "/devstoreaccount1/Tables", Authorization: "Bearer", Status: 401, Code: "InvalidAuthenticationInfo", Challenge: challenge},
+		{Method: "POST", Path: "/devstoreaccount1/Tables", Authorization: "Bearer", Status: 201},
+	}
+	if len(got.Requests) != len(want) || got.Requests[0] != want[0] || got.Requests[1] != want[1] {
+		t.Errorf("%s: requests %+v, want %+v", sdk, got.Requests, want)
+	}
+	if len(got.Asked) != 2 || got.Asked[0].Tenant != "" || got.Asked[1].Tenant != tenant ||
+		len(got.Asked[1].Scopes) != 1 || got.Asked[1].Scopes[0] != "https://storage.azure.com/.default" {
+		t.Errorf("%s: the credential was asked %+v, want no tenant, then %s for https://storage.azure.com/.default", sdk, got.Asked, tenant)
+	}
 }
