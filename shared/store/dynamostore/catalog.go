@@ -145,10 +145,7 @@ func (s *Store) lostTable(ctx context.Context, op, name, holds string) error {
 // QueryTables lists an account's active tables in lower-cased name order:
 // Query on the account's catalog partition, Match applied in Go.
 func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQuery) (store.TablePage, error) {
-	top := q.Top
-	if top <= 0 {
-		top = 1000
-	}
+	top := store.PageSize(q.Top)
 	in := &dynamodb.QueryInput{
 		TableName:                aws.String(s.opts.CatalogTable),
 		ConsistentRead:           aws.Bool(true),

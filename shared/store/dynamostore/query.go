@@ -40,10 +40,7 @@ func (s *Store) QueryEntities(ctx context.Context, account, table string, q stor
 }
 
 func (s *Store) queryEntities(ctx context.Context, loc location, q store.Query) (store.Page, error) {
-	top := q.Top
-	if top <= 0 || top > 1000 {
-		top = 1000
-	}
+	top := store.PageSize(q.Top)
 	pg := func() *pager {
 		return &pager{s: s, loc: &loc, q: q, top: top, deadline: time.Now().Add(s.opts.QueryTimeBudget)}
 	}
