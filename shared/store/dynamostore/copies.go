@@ -70,16 +70,31 @@ func copyKey(account, table string, n int) item {
 	}
 }
 
+// copyReadAttempts is how many of a table's copies a look-up reads while
+// DynamoDB throttles them (after the SDK's own retries of each): every copy
+// has a partition key of its own, so the next one's capacity is its own,
+// and a look-up that confirms a write already applied answers it rather
+// than 500.
+const copyReadAttempts = 3
+
 // readTableEntry is how the request path reads a table's entry: from one
-// of its copies (see above). nil when there is none.
+// of its copies (see above), another one when that copy's key is
+// throttled. nil when there is none.
 func (s *Store) readTableEntry(ctx context.Context, op, account, table string) (item, error) {
-	cctx, cancel := s.call(ctx)
-	out, err := s.db.GetItem(cctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.opts.CatalogTable),
-		Key:            copyKey(account, table, s.nextCopy()),
-		ConsistentRead: aws.Bool(true),
-	})
-	cancel()
+	var out *dynamodb.GetItemOutput
+	var err error
+	for range copyReadAttempts {
+		cctx, cancel := s.call(ctx)
+		out, err = s.db.GetItem(cctx, &dynamodb.GetItemInput{
+			TableName:      aws.String(s.opts.CatalogTable),
+			Key:            copyKey(account, table, s.nextCopy()),
+			ConsistentRead: aws.Bool(true),
+		})
+		cancel()
+		if !isThrottled(err) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, s.catalogErr(ctx, op, err)
 	}

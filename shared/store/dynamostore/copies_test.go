@@ -426,3 +426,42 @@ func TestCopyKeysMatchIAM(t *testing.T) {
 		}
 	}
 }
+
+// TestThrottledCopyReadsAnother: when DynamoDB throttles one copy's key
+// (past the SDK's own retries), a look-up reads another copy, whose key has
+// its own capacity, rather than failing the operation: with ConfirmTable
+// (the Lambda functions) a failed confirmation of an applied write would
+// answer 500.
+func TestThrottledCopyReadsAnother(t *testing.T) {
+	t.Parallel()
+	var throttledKey string
+	var mu sync.Mutex
+	throttled, served := 0, 0
+	s := newTestStoreWith(t, Options{ConfirmTable: true}, initHook("throttleOneCopy", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if get, ok := in.Parameters.(*dynamodb.GetItemInput); ok && strings.HasSuffix(aws.ToString(get.TableName), "catalog") {
+			mu.Lock()
+			defer mu.Unlock()
+			if key := stringAttr(get.Key, catAccount); throttledKey != "" && key == throttledKey {
+				throttled++
+				return middleware.InitializeOutput{}, middleware.Metadata{}, &types.ThrottlingException{Message: aws.String("Throughput exceeds the current capacity for one or more global secondary indexes.")}
+			}
+			served++
+		}
+		return next.HandleInitialize(ctx, in)
+	}))
+	env := newEnv(t, s)
+	mu.Lock()
+	throttledKey = stringAttr(copyKey(env.account, env.table, 5), catAccount)
+	mu.Unlock()
+	const ops = 2 * catalogCopies
+	for i := range ops {
+		e := newEntity("p", strconv.Itoa(i), nil)
+		env.insert(e)
+		env.get(e.PartitionKey, e.RowKey)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if throttled == 0 || served < 2*ops {
+		t.Errorf("%d reads of the throttled copy, %d of others; want some of the throttled one and every operation served by another", throttled, served)
+	}
+}
