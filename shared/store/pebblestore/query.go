@@ -34,8 +34,14 @@ func (s *Store) QueryEntities(ctx context.Context, account, table string, q stor
 		err = cerr
 	}
 	if err == nil && len(page.Entities) == 0 && page.Next == nil {
-		// Nothing in range: an empty table, or none at all.
+		// Nothing in range: an empty table, or none at all. The table set
+		// that tells which may show a create or a delete the iterator
+		// predates, so the answer, found or not, waits for the writes
+		// counted after it was read.
 		err = s.checkTable(account, table)
+		if werr := s.sync.wait(ctx, s.sync.appliedCount()); werr != nil {
+			return store.Page{}, werr
+		}
 	}
 	if err != nil {
 		return store.Page{}, fmt.Errorf("pebblestore: query entities: %w", err)
