@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -36,7 +35,7 @@ func (s *Store) commit(ctx context.Context, prepare func() (*pebble.Batch, error
 		// A condition failed, or there was nothing to write: the answer
 		// depends on what the check read, which must be on disk before
 		// it is told, as for a read.
-		if err := s.sync.wait(ctx, seq); err != nil {
+		if err := s.sync.Wait(ctx, seq); err != nil {
 			return err
 		}
 		return refused
@@ -50,7 +49,7 @@ func (s *Store) commit(ctx context.Context, prepare func() (*pebble.Batch, error
 		// in part or whole: a restart may or may not replay it.
 		return fmt.Errorf("%w: %v", store.ErrOutcomeUnknown, err)
 	}
-	s.sync.synced(seq)
+	s.sync.Synced(seq)
 	return nil
 }
 
@@ -116,23 +115,17 @@ func (e *errPanicked) Error() string {
 	return fmt.Sprintf("pebblestore: write panicked: %v\n%s", e.value, e.stack)
 }
 
-// durability counts writes as they are applied and as their log syncs
-// complete. Pebble makes a batch visible to readers once it is in the
-// memtable, before its sync; a read that saw writes not yet on disk waits
-// for their sync before it answers (wait), so no answer ever shows what a
-// crash could still take back. Writes are applied and logged in one order
-// (under the write lock), so when write n's sync completes every write
-// before it is on disk too.
+// durability counts writes as they are applied, and, in store.Durable,
+// as their log syncs complete. Pebble makes a batch visible to readers
+// once it is in the memtable, before its sync. Writes are applied and
+// logged in one order (under the write lock), so when write n's sync
+// completes every write before it is on disk too.
 type durability struct {
 	applied atomic.Uint64 // writes applied or being applied
-	done    atomic.Uint64 // every write up to this one is on disk
-
-	mu      sync.Mutex
-	changed chan struct{} // closed when done moves or the store stops
-	stopped bool
+	*store.Durable
 }
 
-func (d *durability) init() { d.changed = make(chan struct{}) }
+func (d *durability) init() { d.Durable = store.NewDurable(0) }
 
 // applying counts a write about to be applied and returns its number. It
 // is counted before it becomes visible, so a reader that saw it and then
@@ -142,53 +135,3 @@ func (d *durability) applying() uint64 { return d.applied.Add(1) }
 // appliedCount is the number of the last write applied or being applied:
 // what a read that has just finished may have seen.
 func (d *durability) appliedCount() uint64 { return d.applied.Load() }
-
-// synced records that write n is on disk.
-func (d *durability) synced(n uint64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if n > d.done.Load() && !d.stopped {
-		d.done.Store(n)
-		close(d.changed)
-		d.changed = make(chan struct{})
-	}
-}
-
-// stop wakes every waiter for good: the store failed, and what it has not
-// synced yet never will be.
-func (d *durability) stop() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.stopped {
-		d.stopped = true
-		close(d.changed)
-	}
-}
-
-// wait returns once every write up to n is on disk, with
-// store.ErrUnavailable if the store failed first, or ctx's error.
-func (d *durability) wait(ctx context.Context, n uint64) error {
-	if d.done.Load() >= n {
-		return nil
-	}
-	for {
-		// The count and the channel are read together, under the lock
-		// synced holds while it moves one and replaces the other: a count
-		// read before a sync with the channel of after it would wait for
-		// the next sync, which may never come.
-		d.mu.Lock()
-		done, stopped, changed := d.done.Load(), d.stopped, d.changed
-		d.mu.Unlock()
-		if done >= n {
-			return nil
-		}
-		if stopped {
-			return fmt.Errorf("%w: pebblestore: the store stopped before the writes this answer depends on were on disk", store.ErrUnavailable)
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}

@@ -17,47 +17,6 @@ import (
 	"github.com/tablebridge/tablebridge/shared/store"
 )
 
-// TestDurabilityWakesEveryWaiter races waiters against the sync that
-// releases them, one write at a time with no later sync to come. A waiter
-// that read the count before the sync moved it and the wake-up channel
-// after must still wake: it is a read, or a refused write, whose answer
-// waits for the writes it saw, and with no other write coming it would
-// wait out its request's deadline. A waiter gives up after 2 s, so a lost
-// wake-up fails rather than hangs.
-func TestDurabilityWakesEveryWaiter(t *testing.T) {
-	t.Parallel()
-	var d durability
-	d.init()
-	const rounds, waiters = 20_000, 4
-	for range rounds {
-		n := d.applying()
-		var ready, done sync.WaitGroup
-		ready.Add(waiters)
-		done.Add(waiters)
-		lost := 0
-		var mu sync.Mutex
-		for range waiters {
-			go func() {
-				defer done.Done()
-				ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-				defer cancel()
-				ready.Done()
-				if err := d.wait(ctx, n); err != nil {
-					mu.Lock()
-					lost++
-					mu.Unlock()
-				}
-			}()
-		}
-		ready.Wait()
-		d.synced(n)
-		done.Wait()
-		if lost > 0 {
-			t.Fatalf("write %d: %d of %d waiters were never woken by the sync that covered them", n, lost, waiters)
-		}
-	}
-}
-
 // logSyncGate holds the engine's log syncs while shut: a write is applied,
 // and visible to readers, but not on disk until the gate opens.
 type logSyncGate struct {
@@ -138,7 +97,7 @@ func TestQueryMissingTableWaitsForItsSync(t *testing.T) {
 			<-resume
 			return false
 		}})
-		answered <- answer{err, s.sync.done.Load() >= deleteSeq}
+		answered <- answer{err, s.sync.Done() >= deleteSeq}
 	}()
 	select {
 	case <-scanning:

@@ -38,7 +38,7 @@ func (s *Store) GetEntity(ctx context.Context, account, table, partitionKey, row
 	}
 	// What was read, found or not, may be a write whose sync is under
 	// way.
-	if werr := s.sync.wait(ctx, s.sync.appliedCount()); werr != nil {
+	if werr := s.sync.Wait(ctx, s.sync.appliedCount()); werr != nil {
 		return nil, werr
 	}
 	return e, err

@@ -366,7 +366,7 @@ func (s *Store) leave(errp *error) {
 func (s *Store) fail(err error) {
 	if s.failed.CompareAndSwap(nil, &err) {
 		s.logf("stopped: %v; every request is refused until tablebridge restarts (writes acknowledged before this are on disk)", err)
-		s.sync.stop()
+		s.sync.Stop()
 	}
 }
 

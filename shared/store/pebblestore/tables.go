@@ -77,7 +77,7 @@ func (s *Store) GetTable(ctx context.Context, account, table string) (info store
 	}
 	defer s.leave(&err)
 	info, err = s.tableInfo(account, table)
-	if werr := s.sync.wait(ctx, s.sync.appliedCount()); werr != nil {
+	if werr := s.sync.Wait(ctx, s.sync.appliedCount()); werr != nil {
 		return store.TableInfo{}, werr
 	}
 	return info, err
@@ -123,7 +123,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 	if err != nil {
 		return store.TablePage{}, err
 	}
-	if err := s.sync.wait(ctx, seen); err != nil {
+	if err := s.sync.Wait(ctx, seen); err != nil {
 		return store.TablePage{}, err
 	}
 	return page, nil
@@ -201,7 +201,7 @@ func (s *Store) GetServiceProperties(ctx context.Context, account string) (doc [
 			return nil, fmt.Errorf("pebblestore: get service properties: %w", err)
 		}
 	}
-	if err := s.sync.wait(ctx, s.sync.appliedCount()); err != nil {
+	if err := s.sync.Wait(ctx, s.sync.appliedCount()); err != nil {
 		return nil, err
 	}
 	return doc, nil
