@@ -8,6 +8,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/tablebridge/tablebridge/shared/store"
 )
 
 // committer group-commits writes. One goroutine runs a bbolt read-write
@@ -22,6 +24,7 @@ import (
 // 7,800).
 type committer struct {
 	db      *bolt.DB
+	durable *store.Durable
 	maxSize int
 	queue   chan *commitRequest
 	stopped chan struct{}
@@ -68,9 +71,10 @@ func (e *errPanicked) Error() string {
 	return fmt.Sprintf("boltstore: write panicked: %v\n%s", e.value, e.stack)
 }
 
-func newCommitter(db *bolt.DB, maxSize int, onCommit func(int, time.Duration)) *committer {
+func newCommitter(db *bolt.DB, durable *store.Durable, maxSize int, onCommit func(int, time.Duration)) *committer {
 	c := &committer{
 		db:       db,
+		durable:  durable,
 		maxSize:  maxSize,
 		queue:    make(chan *commitRequest, maxSize),
 		stopped:  make(chan struct{}),
@@ -187,7 +191,7 @@ func (c *committer) commit(group []*commitRequest) {
 	group = claimedOnly
 	for len(group) > 0 {
 		failed := -1
-		err := c.db.Update(func(tx *bolt.Tx) error {
+		err := updateSynced(c.db, c.durable, func(tx *bolt.Tx) error {
 			for i, r := range group {
 				if err := runWrite(r.fn, tx); err != nil {
 					failed = i

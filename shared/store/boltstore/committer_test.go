@@ -10,6 +10,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/tablebridge/tablebridge/shared/store"
 )
 
 func openRawBolt(t *testing.T) *bolt.DB {
@@ -30,7 +32,7 @@ func openRawBolt(t *testing.T) *bolt.DB {
 func TestCommitterIsolatesFailures(t *testing.T) {
 	t.Parallel()
 	db := openRawBolt(t)
-	c := newCommitter(db, 64, nil)
+	c := newCommitter(db, store.NewDurable(0), 64, nil)
 	boom := errors.New("boom")
 	var (
 		wg    sync.WaitGroup
@@ -82,7 +84,7 @@ func TestCommitterIsolatesFailures(t *testing.T) {
 func TestCommitterGroupsConcurrentWrites(t *testing.T) {
 	t.Parallel()
 	db := openRawBolt(t)
-	c := newCommitter(db, 256, nil)
+	c := newCommitter(db, store.NewDurable(0), 256, nil)
 	defer c.close()
 	const writers, each = 16, 20
 	var (
@@ -122,7 +124,7 @@ func TestCommitterGroupsConcurrentWrites(t *testing.T) {
 func TestCommitterRecoversPanic(t *testing.T) {
 	t.Parallel()
 	db := openRawBolt(t)
-	c := newCommitter(db, 64, nil)
+	c := newCommitter(db, store.NewDurable(0), 64, nil)
 	defer c.close()
 	var wg sync.WaitGroup
 	errs := make([]error, 20)
@@ -178,7 +180,7 @@ func TestCommitterRecoversPanic(t *testing.T) {
 func TestCommitterHonoursContext(t *testing.T) {
 	t.Parallel()
 	db := openRawBolt(t)
-	c := newCommitter(db, 64, nil)
+	c := newCommitter(db, store.NewDurable(0), 64, nil)
 	defer c.close()
 	put := func(key string) func(*bolt.Tx) error {
 		return func(tx *bolt.Tx) error { return tx.Bucket([]byte("b")).Put([]byte(key), []byte("v")) }
@@ -266,7 +268,7 @@ func TestCommitterObserver(t *testing.T) {
 	t.Parallel()
 	db := openRawBolt(t)
 	var commits, writes int // only the committer's goroutine writes them
-	c := newCommitter(db, 8, func(n int, took time.Duration) {
+	c := newCommitter(db, store.NewDurable(0), 8, func(n int, took time.Duration) {
 		if n < 1 || n > 8 || took <= 0 {
 			t.Errorf("group of %d writes in %v", n, took)
 		}

@@ -20,7 +20,7 @@ func (s *Store) GetEntity(ctx context.Context, account, table, partitionKey, row
 	}
 	defer s.leave()
 	var e *model.Entity
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(ctx, func(tx *bolt.Tx) error {
 		b := entityBucket(tx, account, table)
 		if b == nil {
 			return fmt.Errorf("%q: %w", table, store.ErrTableNotFound)

@@ -28,7 +28,7 @@ func TestStoredValuesMatchesGet(t *testing.T) {
 	}
 	key := func(n int) []byte { return entityKey("p", fmt.Sprintf("%05d", n)) }
 	// Every third key is stored, enough of them to span several pages.
-	if err := s.db.Update(func(tx *bolt.Tx) error {
+	if err := s.update(func(tx *bolt.Tx) error {
 		b := entityBucket(tx, "acct", "tbl")
 		for n := 3; n < 3000; n += 3 {
 			if err := b.Put(key(n), []byte(fmt.Sprint(n))); err != nil {

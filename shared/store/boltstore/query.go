@@ -19,7 +19,7 @@ func (s *Store) QueryEntities(ctx context.Context, account, table string, q stor
 	}
 	defer s.leave()
 	var page store.Page
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(ctx, func(tx *bolt.Tx) error {
 		b := entityBucket(tx, account, table)
 		if b == nil {
 			return fmt.Errorf("%q: %w", table, store.ErrTableNotFound)

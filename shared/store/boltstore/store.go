@@ -127,6 +127,7 @@ func WithInitialMmapSize(n int) Option {
 type Store struct {
 	db       *bolt.DB
 	commits  *committer
+	durable  *store.Durable // the commits on disk, by transaction id
 	scanRows int
 	scanTime time.Duration
 
@@ -172,7 +173,53 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err := initLayout(db); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	return &Store{db: db, commits: newCommitter(db, cfg.maxBatchSize, cfg.onCommit), scanRows: cfg.scanRows, scanTime: cfg.scanTime}, nil
+	var last int
+	if err := db.View(func(tx *bolt.Tx) error { last = tx.ID(); return nil }); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	durable := store.NewDurable(uint64(last))
+	return &Store{db: db, commits: newCommitter(db, durable, cfg.maxBatchSize, cfg.onCommit), durable: durable, scanRows: cfg.scanRows, scanTime: cfg.scanTime}, nil
+}
+
+// view runs fn in a read transaction and returns once the commit it read
+// is on disk. bbolt writes a commit's meta page, which every transaction
+// begun after sees, and only then syncs it (tx.writeMeta releases the meta
+// lock before its fdatasync): a read begun in between could otherwise
+// answer with a write that a power loss takes back. Its answer, whatever
+// it is, waits for the commit's sync, as the writer's does.
+func (s *Store) view(ctx context.Context, fn func(*bolt.Tx) error) error {
+	var seen int
+	err := s.db.View(func(tx *bolt.Tx) error {
+		seen = tx.ID()
+		return fn(tx)
+	})
+	if werr := s.durable.Wait(ctx, uint64(seen)); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// update runs fn in a read-write transaction of its own (the table
+// operations, which the committer does not group) and records its commit
+// on disk once bbolt's Update has synced it.
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	return updateSynced(s.db, s.durable, fn)
+}
+
+// updateSynced runs fn in a read-write transaction and, once it is
+// committed and synced, records its id in durable. bbolt runs one
+// read-write transaction at a time, each synced before the next begins,
+// so transaction ids are synced in their order.
+func updateSynced(db *bolt.DB, durable *store.Durable, fn func(*bolt.Tx) error) error {
+	var id int
+	err := db.Update(func(tx *bolt.Tx) error {
+		id = tx.ID()
+		return fn(tx)
+	})
+	if err == nil {
+		durable.Synced(uint64(id))
+	}
+	return err
 }
 
 // initLayout creates the top-level buckets of a new file and refuses a file

@@ -223,7 +223,7 @@ func TestCorruptRecordsAreErrors(t *testing.T) {
 		if _, err := s.CreateTable(ctx, "acct", "broken"); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := s.update(func(tx *bolt.Tx) error {
 			return tx.Bucket(bucketAccounts).Bucket([]byte("acct")).Bucket(bucketCatalog).Put([]byte("broken"), []byte{7})
 		}); err != nil {
 			t.Fatal(err)
@@ -239,7 +239,7 @@ func TestCorruptRecordsAreErrors(t *testing.T) {
 
 func putRaw(t *testing.T, s *Store, account, table string, key, value []byte) {
 	t.Helper()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		return entityBucket(tx, account, table).Put(key, value)
 	})
 	if err != nil {
@@ -250,7 +250,7 @@ func putRaw(t *testing.T, s *Store, account, table string, key, value []byte) {
 func TestOpenRefusesUnknownLayout(t *testing.T) {
 	t.Parallel()
 	s, path := openTemp(t)
-	if err := s.db.Update(func(tx *bolt.Tx) error {
+	if err := s.update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketMeta).Put(keyFormat, []byte{42})
 	}); err != nil {
 		t.Fatal(err)

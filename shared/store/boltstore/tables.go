@@ -29,7 +29,7 @@ func (s *Store) CreateTable(ctx context.Context, account, table string) (store.T
 		return store.TableInfo{}, fmt.Errorf("boltstore: create table: empty account or table name")
 	}
 	info := store.TableInfo{Name: table}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		acct, err := tx.Bucket(bucketAccounts).CreateBucketIfNotExists([]byte(account))
 		if err != nil {
 			return err
@@ -72,7 +72,7 @@ func (s *Store) DeleteTable(ctx context.Context, account, table string) error {
 		return err
 	}
 	defer s.leave()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		catalog, tables := catalogBuckets(tx, account)
 		key := tableKey(table)
 		if catalog == nil || table == "" || catalog.Get(key) == nil {
@@ -96,7 +96,7 @@ func (s *Store) GetTable(ctx context.Context, account, table string) (store.Tabl
 	}
 	defer s.leave()
 	var info store.TableInfo
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(ctx, func(tx *bolt.Tx) error {
 		var err error
 		info, err = getTableInfo(tx, account, table)
 		return err
@@ -115,7 +115,7 @@ func (s *Store) QueryTables(ctx context.Context, account string, q store.TableQu
 	defer s.leave()
 	top := store.PageSize(q.Top)
 	var page store.TablePage
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(ctx, func(tx *bolt.Tx) error {
 		catalog, _ := catalogBuckets(tx, account)
 		if catalog == nil {
 			return nil
@@ -158,7 +158,7 @@ func (s *Store) SetTableACL(ctx context.Context, account, table string, acl []mo
 		return err
 	}
 	defer s.leave()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		info, err := getTableInfo(tx, account, table)
 		if err != nil {
 			return err
@@ -177,7 +177,7 @@ func (s *Store) GetServiceProperties(ctx context.Context, account string) ([]byt
 	}
 	defer s.leave()
 	var doc []byte
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(ctx, func(tx *bolt.Tx) error {
 		acct := accountBucket(tx, account)
 		if acct == nil {
 			return nil
@@ -205,7 +205,7 @@ func (s *Store) SetServiceProperties(ctx context.Context, account string, doc []
 	if account == "" {
 		return fmt.Errorf("boltstore: set service properties: empty account name")
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		acct, err := tx.Bucket(bucketAccounts).CreateBucketIfNotExists([]byte(account))
 		if err != nil {
 			return err
@@ -263,7 +263,7 @@ func (s *Store) Accounts(ctx context.Context) ([]string, error) {
 	}
 	defer s.leave()
 	var accounts []string
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(ctx, func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketAccounts).ForEachBucket(func(name []byte) error {
 			acct := tx.Bucket(bucketAccounts).Bucket(name)
 			hasTables := false
