@@ -3,14 +3,10 @@ package browser_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
-
-	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/tablebridge/tablebridge/internal/serveproc"
 	"github.com/tablebridge/tablebridge/internal/testissuer"
@@ -27,20 +23,12 @@ import (
 func TestNodeSDKChallenge(t *testing.T) {
 	t.Parallel()
 	tl := findTools(t)
-	const tenant, home = "72f988bf-86f1-41af-91ab-2d7cd011db47", "0e2bd6cb-4a43-4f1c-9f17-6a3f1d1e5d01"
-	key := testissuer.NewKey(t, jose.ES256)
-	iss, homeIss := testissuer.NewTenant(t, tenant, key), testissuer.NewTenant(t, home, key)
-	config := filepath.Join(t.TempDir(), "oauth.json")
-	if err := os.WriteFile(config, []byte(fmt.Sprintf(`{"issuers": [%q], "roles": [
-		{"claim": "oid", "value": "node-app", "role": "contributor", "account": "devstoreaccount1"}]}`, iss.URL)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	srv := serveproc.Start(t, "bolt", serveproc.SelfSignedTLS(), serveproc.Flags("-oauth", "verified", "-oauth-config", config))
-	claims := testissuer.Claims{"oid": "node-app"}
+	sc := testissuer.NewSignInScenario(t, "node-app")
+	srv := serveproc.Start(t, "bolt", serveproc.SelfSignedTLS(), serveproc.Flags("-oauth", "verified", "-oauth-config", sc.Config))
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, tl.node, "node-challenge.mjs", srv.AccountURL, "nodechallenge",
-		homeIss.Token(t, key, claims), tenant, iss.Token(t, key, claims))
+		sc.HomeToken, sc.Tenant, sc.TenantToken)
 	cmd.Dir = tl.pageDir
 	cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+srv.CertFile, "NO_PROXY=127.0.0.1,localhost")
 	var stdout, stderr bytes.Buffer
@@ -48,5 +36,5 @@ func TestNodeSDKChallenge(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("node-challenge.mjs: %v\nstdout: %s\nstderr: %s", err, stdout.String(), tail(stderr.String(), 2000))
 	}
-	testissuer.CheckScriptedSignIn(t, "node", stdout.Bytes(), iss.URL, tenant)
+	sc.Check(t, "node", stdout.Bytes())
 }

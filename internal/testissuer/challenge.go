@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 // TenantDiscovery signs requests in the way the Java SDK
@@ -217,16 +220,48 @@ func (l *RequestLog) Exchanges() []Exchange {
 	return append([]Exchange(nil), l.exchanges...)
 }
 
-// CheckScriptedSignIn checks the JSON line a scripted SDK run prints
-// (e2e/browser/node-challenge.mjs, e2e/python/challenge.py) after creating
-// a table with a credential whose first token is of its home tenant: each
+// SignInScenario is what a scripted SDK run of challenge-based sign-in
+// needs (e2e/browser/node-challenge.mjs, e2e/python/challenge.py): an
+// issuer laid out as the Microsoft Entra tenant whose tokens the service
+// takes, another as the application's home tenant, the service's
+// -oauth-config giving the application the contributor role over
+// devstoreaccount1, and a token of each tenant for the script's
+// credential.
+type SignInScenario struct {
+	Issuer      *Issuer // the tenant the service takes tokens of
+	Tenant      string
+	Config      string // the -oauth-config file
+	HomeToken   string // of the application's home tenant, which the service refuses
+	TenantToken string // of Tenant
+}
+
+// NewSignInScenario sets the scenario up for the application app (its oid
+// claim).
+func NewSignInScenario(t testing.TB, app string) *SignInScenario {
+	t.Helper()
+	const tenant, home = "72f988bf-86f1-41af-91ab-2d7cd011db47", "0e2bd6cb-4a43-4f1c-9f17-6a3f1d1e5d01"
+	key := NewKey(t, jose.ES256)
+	iss, homeIss := NewTenant(t, tenant, key), NewTenant(t, home, key)
+	config := filepath.Join(t.TempDir(), "oauth.json")
+	if err := os.WriteFile(config, []byte(fmt.Sprintf(`{"issuers": [%q], "roles": [
+		{"claim": "oid", "value": %q, "role": "contributor", "account": "devstoreaccount1"}]}`, iss.URL, app)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	claims := Claims{"oid": app}
+	return &SignInScenario{Issuer: iss, Tenant: tenant, Config: config,
+		HomeToken: homeIss.Token(t, key, claims), TenantToken: iss.Token(t, key, claims)}
+}
+
+// Check checks the JSON line the scripted SDK run prints after creating
+// a table with a credential whose first token is HomeToken: each
 // request as the service answered it, and what the credential was asked
 // for. The service must refuse the first attempt with 401
-// InvalidAuthenticationInfo and the challenge of the issuer at issuerURL,
-// and take the second, signed for tenant from that challenge; the
-// credential must have been asked first for no tenant, then for tenant and
-// the storage resource. It logs the requests, which show the exchange.
-func CheckScriptedSignIn(t testing.TB, sdk string, out []byte, issuerURL, tenant string) {
+// InvalidAuthenticationInfo and the challenge of Issuer, and take the
+// second, signed for Tenant from that challenge; the credential must have
+// been asked first for no tenant, then for Tenant and the storage
+// resource. It logs the requests, which show the exchange.
+func (sc *SignInScenario) Check(t testing.TB, sdk string, out []byte) {
+	issuerURL, tenant := sc.Issuer.URL, sc.Tenant
 	t.Helper()
 	type request struct {
 		Method, Path, Authorization, Code, Challenge string
