@@ -36,6 +36,9 @@ var (
 	// (a timeout or a broken connection after sending). It may or may not
 	// have been applied; the client must read to know.
 	ErrOutcomeUnknown = errors.New("store: outcome of the write unknown")
+	// ErrInvalidOp: an op no store can apply (Op.Check), a caller's bug
+	// rather than anything a client sent.
+	ErrInvalidOp = errors.New("store: invalid op")
 )
 
 // OpError locates a failed operation within a Write.
@@ -99,6 +102,26 @@ type Op struct {
 	Entity    *model.Entity
 	Cond      CondKind
 	Timestamp time.Time // with CondTimestamp
+}
+
+// Check reports ErrInvalidOp for an op without an entity, or of an
+// unknown kind or condition. Every store checks each op of a Write with it
+// before applying any.
+func (op Op) Check() error {
+	if op.Entity == nil {
+		return fmt.Errorf("%w: %s without an entity", ErrInvalidOp, op.Kind)
+	}
+	switch op.Kind {
+	case OpInsert, OpReplace, OpMerge, OpDelete:
+	default:
+		return fmt.Errorf("%w: unknown op kind %s", ErrInvalidOp, op.Kind)
+	}
+	switch op.Cond {
+	case CondNone, CondExists, CondTimestamp:
+	default:
+		return fmt.Errorf("%w: unknown condition %d", ErrInvalidOp, op.Cond)
+	}
+	return nil
 }
 
 // TableInfo describes one table.

@@ -130,8 +130,8 @@ func planWrite(ops []store.Op) ([]plannedOp, error) {
 	var values []byte
 	valueEnds := make([]int, len(ops)) // end of op i's value in values, if it has one
 	for i, op := range ops {
-		if op.Entity == nil {
-			return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: %s without an entity", op.Kind)}
+		if err := op.Check(); err != nil {
+			return nil, &store.OpError{Index: i, Err: err}
 		}
 		pk, rk := op.Entity.PartitionKey, op.Entity.RowKey
 		if strings.IndexByte(pk, keySeparator) >= 0 {
@@ -158,8 +158,7 @@ func planWrite(ops []store.Op) ([]plannedOp, error) {
 			seen[string(key)] = i
 		}
 		p := plannedOp{Op: op, key: key}
-		switch op.Kind {
-		case store.OpInsert, store.OpReplace:
+		if op.Kind == store.OpInsert || op.Kind == store.OpReplace {
 			if values == nil {
 				// Room for every op's entity if they are all the size
 				// of this one; append grows it when they are larger.
@@ -175,14 +174,6 @@ func planWrite(ops []store.Op) ([]plannedOp, error) {
 				}
 			}
 			valueEnds[i] = len(values)
-		case store.OpMerge, store.OpDelete:
-		default:
-			return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: unknown op kind %s", op.Kind)}
-		}
-		switch op.Cond {
-		case store.CondNone, store.CondExists, store.CondTimestamp:
-		default:
-			return nil, &store.OpError{Index: i, Err: fmt.Errorf("boltstore: unknown condition %d", op.Cond)}
 		}
 		plan[i] = p
 	}

@@ -220,10 +220,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 func newPlan(loc *location, i int, op store.Op) (*plan, error) {
-	e := op.Entity
-	if e == nil {
-		return nil, errors.New("dynamostore: op without an entity")
+	if err := op.Check(); err != nil {
+		return nil, err
 	}
+	e := op.Entity
 	if err := checkKey(e.PartitionKey, loc.maxPKBytes()); err != nil {
 		return nil, err
 	}
@@ -263,9 +263,6 @@ func newPlan(loc *location, i int, op store.Op) (*plan, error) {
 			p.mergeRemoves[i] = propertyAttr(name, !typed)
 			p.patchSize += len(p.mergeAttrs[i]) + valueSize(av)
 		}
-	case store.OpDelete:
-	default:
-		return nil, fmt.Errorf("dynamostore: unknown op kind %v", op.Kind)
 	}
 	return p, nil
 }

@@ -47,18 +47,8 @@ func (s *Store) Write(ctx context.Context, account, tableName string, ops []stor
 		seen = make(map[key]int, len(ops))
 	}
 	for i, op := range ops {
-		if op.Entity == nil {
-			return &store.OpError{Index: i, Err: fmt.Errorf("memstore: %s without an entity", op.Kind)}
-		}
-		switch op.Kind {
-		case store.OpInsert, store.OpReplace, store.OpMerge, store.OpDelete:
-		default:
-			return &store.OpError{Index: i, Err: fmt.Errorf("memstore: unknown op kind %s", op.Kind)}
-		}
-		switch op.Cond {
-		case store.CondNone, store.CondExists, store.CondTimestamp:
-		default:
-			return &store.OpError{Index: i, Err: fmt.Errorf("memstore: unknown condition %d", op.Cond)}
+		if err := op.Check(); err != nil {
+			return &store.OpError{Index: i, Err: err}
 		}
 		if seen != nil {
 			k := key{op.Entity.PartitionKey, op.Entity.RowKey}

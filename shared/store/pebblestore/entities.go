@@ -126,24 +126,15 @@ func planWrite(prefix []byte, ops []store.Op) ([]plannedOp, error) {
 	valueEnds := make([]int, len(ops))
 	var seen map[string]int
 	for i, op := range ops {
-		if op.Entity == nil {
-			return nil, &store.OpError{Index: i, Err: fmt.Errorf("pebblestore: %s without an entity", op.Kind)}
+		if err := op.Check(); err != nil {
+			return nil, &store.OpError{Index: i, Err: err}
 		}
-		switch op.Kind {
-		case store.OpInsert, store.OpReplace:
+		if op.Kind == store.OpInsert || op.Kind == store.OpReplace {
 			var err error
 			if values, err = record.AppendEntity(values, op.Entity); err != nil {
 				return nil, &store.OpError{Index: i, Err: err}
 			}
 			valueEnds[i] = len(values)
-		case store.OpMerge, store.OpDelete:
-		default:
-			return nil, &store.OpError{Index: i, Err: fmt.Errorf("pebblestore: unknown op kind %s", op.Kind)}
-		}
-		switch op.Cond {
-		case store.CondNone, store.CondExists, store.CondTimestamp:
-		default:
-			return nil, &store.OpError{Index: i, Err: fmt.Errorf("pebblestore: unknown condition %d", op.Cond)}
 		}
 		start := len(keys)
 		keys = append(keys, prefix...)

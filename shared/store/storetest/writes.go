@@ -288,6 +288,17 @@ func (s suite) testAtomicity(t *testing.T) {
 		{"MergeTooManyPropertiesMiddle", 2, store.ErrTooManyProperties, func(pk string, pre []*model.Entity) store.Op {
 			return store.Op{Kind: store.OpMerge, Entity: newEntity(pk, pre[2].RowKey, props{"OneMore": edm.NewInt32(1)}), Cond: store.CondExists}
 		}},
+		// Ops no caller should build: refused by Op.Check before anything
+		// is applied.
+		{"UnknownKindLast", 3, store.ErrInvalidOp, func(pk string, _ []*model.Entity) store.Op {
+			return store.Op{Kind: store.OpKind(99), Entity: newEntity(pk, "odd", nil)}
+		}},
+		{"UnknownConditionFirst", 0, store.ErrInvalidOp, func(pk string, _ []*model.Entity) store.Op {
+			return store.Op{Kind: store.OpInsert, Entity: newEntity(pk, "odd", nil), Cond: store.CondKind(9)}
+		}},
+		{"NoEntityMiddle", 1, store.ErrInvalidOp, func(string, []*model.Entity) store.Op {
+			return store.Op{Kind: store.OpDelete}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -311,7 +322,7 @@ func (s suite) testAtomicity(t *testing.T) {
 			ops[c.failAt] = fail
 			// The replaced op's entity must not collide with the failing one.
 			for i, op := range ops {
-				if i != c.failAt && keyOf(op.Entity) == keyOf(fail.Entity) {
+				if i != c.failAt && fail.Entity != nil && keyOf(op.Entity) == keyOf(fail.Entity) {
 					ops[i] = store.Op{Kind: store.OpInsert, Entity: newEntity(pk, fmt.Sprintf("new%d", 10+i), nil)}
 				}
 			}
