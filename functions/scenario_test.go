@@ -227,6 +227,27 @@ func runScenario(t *testing.T, g *gateway, table string) {
 		if err != nil || field(t, got.Value, "S00") != "replaced" || field(t, got.Value, "Small") != "" {
 			t.Fatalf("replaced large entity: %v", err)
 		}
+		// A batch whose second op, a merge too large for one item, fails
+		// on the stored entity (none): the store checks that in the
+		// transaction (a ConditionCheck), so that an earlier op's
+		// failure would be named first, and the batch names op 1.
+		absent := map[string]any{"PartitionKey": "p3", "RowKey": "absent"}
+		for i := range 14 {
+			absent[fmt.Sprintf("S%02d", i)] = strings.Repeat("x", 30000)
+		}
+		anyETag := azcore.ETagAny
+		_, err = client.SubmitTransaction(ctx, []aztables.TransactionAction{
+			{ActionType: aztables.TransactionTypeAdd, Entity: mustJSON(t, map[string]any{"PartitionKey": "p3", "RowKey": "beside"})},
+			{ActionType: aztables.TransactionTypeUpdateMerge, Entity: mustJSON(t, absent), IfMatch: &anyETag},
+		}, nil)
+		var re *azcore.ResponseError
+		if !errors.As(err, &re) || re.StatusCode != http.StatusAccepted ||
+			!strings.Contains(err.Error(), `"code":"ResourceNotFound"`) || !strings.Contains(err.Error(), `"1:`) {
+			t.Fatalf("batch with a large merge of a missing entity: %v", err)
+		}
+		if _, err := client.GetEntity(ctx, "p3", "beside", nil); azCode(err) != "ResourceNotFound" {
+			t.Fatalf("the failed batch's insert: %v", err)
+		}
 		if _, err := client.DeleteEntity(ctx, "p3", "big", &aztables.DeleteEntityOptions{IfMatch: &got.ETag}); err != nil {
 			t.Fatal(err)
 		}

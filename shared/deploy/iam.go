@@ -45,8 +45,10 @@ var storeActions = map[operation.StoreMethod]struct{ catalog, copies, data []str
 	operation.StoreQueryEntities: lookup([]string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query", "dynamodb:Scan"}),
 	// PutItem, UpdateItem, DeleteItem, or TransactWriteItems of those; the
 	// slow path of large entities reads the stored version first (GetItem,
-	// TransactGetItems).
-	operation.StoreWrite: lookup([]string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:GetItem"}),
+	// TransactGetItems), and a batch whose later merge is too large for
+	// one item and already failed on the stored entity sends it as a
+	// ConditionCheck, so that an earlier op's failure is named first.
+	operation.StoreWrite: lookup([]string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:ConditionCheckItem"}),
 }
 
 // lookup is the actions of a store method that looks its table up, with
