@@ -74,9 +74,14 @@ func (s *Store) handOver(ctx context.Context, account, table string, it, old ite
 		_, err := s.db.TransactWriteItems(cctx, in, opt)
 		return err
 	})
+	if _, ok := cancelledOnCondition(err, 0); ok {
+		return fmt.Errorf("dynamostore: table %q: %w", stringAttr(it, catName), store.ErrTableExists)
+	}
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
-		return fmt.Errorf("dynamostore: table %q: %w", stringAttr(it, catName), store.ErrTableExists)
+		// Cancelled for another reason (a conflict, throttling): busy,
+		// not a table that exists.
+		return mapErr("create table", err)
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -386,5 +387,37 @@ func TestPurgeDeletesProtectedPlacement(t *testing.T) {
 	}
 	if _, err := s.describe(ctx, phys); !errors.Is(err, store.ErrTableNotFound) {
 		t.Errorf("the protected DynamoDB table after the purge: %v; want it gone", err)
+	}
+}
+
+// TestTakeOverCancelledForAnotherReason: Create Table over a name an earlier
+// release left half way is one transaction conditioned on that entry; when
+// DynamoDB cancels it for another reason (a conflict with another
+// transaction, throttling), the answer is not TableAlreadyExists, and a
+// later Create Table takes the name.
+func TestTakeOverCancelledForAnotherReason(t *testing.T) {
+	t.Parallel()
+	var conflict atomic.Bool
+	s := newTestStoreWith(t, Options{}, initHook("conflictTakeOver", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		// The take-over's transaction: its first action replaces the old
+		// entry on the condition that it is unchanged.
+		if tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok && conflict.Load() &&
+			tx.TransactItems[0].Put != nil && aws.ToString(tx.TransactItems[0].Put.ConditionExpression) == "#s = :s AND #p = :p" {
+			return middleware.InitializeOutput{}, middleware.Metadata{}, &types.TransactionCanceledException{
+				Message: aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]"),
+				CancellationReasons: []types.CancellationReason{{Code: aws.String("None")}, {Code: aws.String("TransactionConflict")}},
+			}
+		}
+		return next.HandleInitialize(ctx, in)
+	}))
+	ctx := dynamolocal.Context(t, testTimeout)
+	putEntryAsEarlierRelease(t, s, "acct", "Contended", stateCreating, time.Now().Add(-time.Hour))
+	conflict.Store(true)
+	if _, err := s.CreateTable(ctx, "acct", "Contended"); err == nil || errors.Is(err, store.ErrTableExists) {
+		t.Fatalf("CreateTable whose take-over was cancelled by a conflict: %v; want an error other than ErrTableExists", err)
+	}
+	conflict.Store(false)
+	if _, err := s.CreateTable(ctx, "acct", "Contended"); err != nil {
+		t.Fatalf("CreateTable after the conflict: %v", err)
 	}
 }
