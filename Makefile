@@ -114,8 +114,9 @@ test: tools lint lint-template ## install what is needed and run the whole suite
 
 # histories checks long concurrent histories for linearizability
 # (internal/linearize, docs/consistency.md): every configuration make test
-# runs briefly (the memory store, bolt killed with SIGKILL, DynamoDB Local
-# on both layouts and behind each fault, the Lambda bootstraps), each with
+# runs briefly (the memory store, pebble and bolt killed with SIGKILL,
+# DynamoDB Local in the shared table, in a placement and behind each fault,
+# the Lambda bootstraps), each with
 # HISTORIES histories of HISTORY_OPS operations per client (8 clients). The
 # test binaries start their own DynamoDB Local unless
 # TABLEBRIDGE_DYNAMODB_ENDPOINT is set. It prints one line per

@@ -9,14 +9,15 @@ import (
 	"github.com/tablebridge/tablebridge/shared/model"
 )
 
-// maxPageSize is Azure's page size limit, for tables and entities alike.
-const maxPageSize = 1000
+// MaxPageSize is Azure's page size limit ($top), for tables and entities
+// alike.
+const MaxPageSize = 1000
 
 // PageSize is the most entities a page may hold for a query's Top: 1 to
 // 1000, with zero or less meaning 1000, as a request without $top gets.
 func PageSize(top int) int {
-	if top <= 0 || top > maxPageSize {
-		return maxPageSize
+	if top <= 0 || top > MaxPageSize {
+		return MaxPageSize
 	}
 	return top
 }

@@ -14,7 +14,7 @@ import (
 
 // MaxPageSize is the most entities or tables one response carries; a larger
 // $top is a 400 ("Query Entities": "$top ... must not exceed 1000").
-const MaxPageSize = 1000
+const MaxPageSize = store.MaxPageSize
 
 // TableInfo describes one table: its name in the case it was created with,
 // and its stored access policies (the table ACL).

@@ -39,15 +39,13 @@ func (s *Store) QueryEntities(ctx context.Context, account, table string, q stor
 		// predates, so the answer, found or not, waits for the writes
 		// counted after it was read.
 		err = s.checkTable(account, table)
-		if werr := s.sync.Wait(ctx, s.sync.appliedCount()); werr != nil {
-			return store.Page{}, werr
-		}
+		seen = s.sync.appliedCount()
+	}
+	if werr := s.sync.Wait(ctx, seen); werr != nil {
+		return store.Page{}, werr
 	}
 	if err != nil {
 		return store.Page{}, fmt.Errorf("pebblestore: query entities: %w", err)
-	}
-	if err := s.sync.Wait(ctx, seen); err != nil {
-		return store.Page{}, err
 	}
 	return page, nil
 }

@@ -12,9 +12,9 @@ const walCategory vfs.DiskWriteCategory = "pebble-wal"
 // write-ahead log's preallocation writes zeros where the default reserves
 // blocks without growing the file (fallocate with FALLOC_FL_KEEP_SIZE).
 // A log that grows with every record makes every fdatasync, the one each
-// acknowledged write waits for, write the file's size too: on this
-// project's ext4 test machine a 1 KB write and fdatasync took 360 µs
-// appending and 115 µs over blocks already written (docs/performance.md).
+// acknowledged write waits for, write the file's size too, which costs
+// several times a sync over blocks the file already has (docs/performance.md,
+// "The log's preallocation").
 // Pebble reads the zeros after a log's last record as its end, as it reads
 // what preallocation and log recycling leave ("zeroed chunk").
 type writtenWALFS struct{ vfs.FS }
