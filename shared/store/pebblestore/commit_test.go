@@ -128,3 +128,50 @@ func TestQueryMissingTableWaitsForItsSync(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAccountsWaitsForItsSync: listing the accounts reads the engine, which
+// shows an account's first write before its sync; the answer waits for it.
+// Any answer within 200 ms of the held sync is the failure; everything is
+// bounded by 10 s.
+func TestAccountsWaitsForItsSync(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	gate := &logSyncGate{}
+	s, err := Open("data", WithFS(errorfs.Wrap(vfs.NewMem(), gate)), WithMemory(1<<20, 1<<20), WithLog(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer gate.open()
+	gate.close()
+	applied := s.sync.appliedCount()
+	written := make(chan error, 1)
+	go func() { written <- s.SetServiceProperties(ctx, "acct", []byte("<StorageServiceProperties/>")) }()
+	for s.sync.appliedCount() == applied {
+		if ctx.Err() != nil {
+			t.Fatal("the write was never applied")
+		}
+		runtime.Gosched()
+	}
+	answered := make(chan []string, 1)
+	go func() {
+		accounts, err := s.Accounts(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- accounts
+	}()
+	select {
+	case got := <-answered:
+		t.Fatalf("Accounts answered %v while the write it saw was not on disk", got)
+	case <-time.After(200 * time.Millisecond):
+	}
+	gate.open()
+	if got := <-answered; len(got) != 1 || got[0] != "acct" {
+		t.Errorf("Accounts once the write was on disk: %v; want [acct]", got)
+	}
+	if err := <-written; err != nil {
+		t.Fatal(err)
+	}
+}

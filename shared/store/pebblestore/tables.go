@@ -257,5 +257,9 @@ func (s *Store) Accounts(ctx context.Context) (accounts []string, err error) {
 		}
 	}
 	slices.Sort(accounts)
+	// What the iterators read may include writes not yet on disk.
+	if err := s.sync.Wait(ctx, s.sync.appliedCount()); err != nil {
+		return nil, err
+	}
 	return accounts, nil
 }
