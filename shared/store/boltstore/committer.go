@@ -207,8 +207,11 @@ func (c *committer) commit(group []*commitRequest) {
 			return
 		}
 		if failed < 0 {
-			// The commit itself failed (a write or fsync error): nothing of
-			// the group is durable.
+			// The commit itself failed (a write or fsync error). bbolt
+			// writes the meta page before its fdatasync and keeps reading
+			// it after a failed sync, so the group may be applied, and on
+			// disk after the next commit: its outcome is unknown.
+			err = fmt.Errorf("%w: boltstore: commit: %v", store.ErrOutcomeUnknown, err)
 			for _, r := range group {
 				r.done <- err
 			}

@@ -293,3 +293,30 @@ func TestCommitterObserver(t *testing.T) {
 		t.Errorf("%d writes in %d commits, want 40 in 5 to 40", writes, commits)
 	}
 }
+
+// TestFailedCommitIsOutcomeUnknown: when the commit itself fails (here bbolt
+// refuses any read-write transaction of a file opened read-only), every
+// write of the group is answered store.ErrOutcomeUnknown: a commit whose
+// fdatasync failed may still be applied, so no write of it may be told it
+// failed.
+func TestFailedCommitIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "ro.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c := newCommitter(db, store.NewDurable(0), 8, nil)
+	defer c.close()
+	err = c.do(context.Background(), func(tx *bolt.Tx) error { return nil })
+	if !errors.Is(err, store.ErrOutcomeUnknown) {
+		t.Fatalf("a write whose commit failed: %v; want store.ErrOutcomeUnknown", err)
+	}
+}
