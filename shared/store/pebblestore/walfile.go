@@ -14,7 +14,7 @@ const walCategory vfs.DiskWriteCategory = "pebble-wal"
 // A log that grows with every record makes every fdatasync, the one each
 // acknowledged write waits for, write the file's size too, which costs
 // several times a sync over blocks the file already has (docs/performance.md,
-// "The log's preallocation").
+// "The local server's engines").
 // Pebble reads the zeros after a log's last record as its end, as it reads
 // what preallocation and log recycling leave ("zeroed chunk").
 type writtenWALFS struct{ vfs.FS }
