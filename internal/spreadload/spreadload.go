@@ -106,15 +106,17 @@ func Run(ctx context.Context, cfg Config) Result {
 }
 
 // operation sends operation i: the insert of partition i for the first
-// Partitions, then a point read or a merge of partition i mod Partitions,
-// in turn, so every partition gets the same share.
+// Partitions, then a point read or a merge of partition i mod Partitions:
+// each round over the partitions reads half of them and merges the other
+// half, and the next round swaps the halves, so every partition gets the
+// same share of each.
 func operation(ctx context.Context, cfg Config, i int) error {
 	pk := "p" + strconv.Itoa(i%cfg.Partitions)
 	switch {
 	case i < cfg.Partitions:
 		_, err := cfg.Table.AddEntity(ctx, entity(pk, i), nil)
 		return err
-	case (i/cfg.Partitions)%2 == 1:
+	case (i/cfg.Partitions+i)%2 == 0:
 		_, err := cfg.Table.GetEntity(ctx, pk, "r", nil)
 		return err
 	default:
