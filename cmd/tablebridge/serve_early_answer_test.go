@@ -325,6 +325,32 @@ func TestServeDrainIsBounded(t *testing.T) {
 		closed(t, br)
 	})
 
+	t.Run("DeclaredAtTheBound", func(t *testing.T) {
+		// Twice the 4 MiB a request may carry, the most a drain reads: all
+		// of it is read, and the connection serves the next request.
+		const declared = 8 << 20
+		conn, br := dialAndSend(t, rawHeader(s.signed(t, http.MethodPost, "/limits", nil), declared))
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAzureError(t, resp, http.StatusRequestEntityTooLarge, "RequestBodyTooLarge")
+		if _, err := conn.Write(bytes.Repeat([]byte("x"), declared)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(conn, rawHeader(s.signed(t, http.MethodGet, "/Tables", nil), -1)); err != nil {
+			t.Fatal(err)
+		}
+		next, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("the next request on the connection: %v", err)
+		}
+		next.Body.Close()
+		if next.StatusCode != http.StatusOK {
+			t.Fatalf("the next request on the connection: %d", next.StatusCode)
+		}
+	})
+
 	t.Run("TricklePastTheBodyTimeout", func(t *testing.T) {
 		req := s.signed(t, http.MethodPost, "/limits", nil)
 		req.Header.Set("Authorization", "SharedKeyLite devstoreaccount1:"+strings.Repeat("A", 43)+"=")

@@ -69,7 +69,9 @@ func (h *Handler) drain(c *call) {
 	if rc.SetReadDeadline(drainDeadline(time.Now(), c.bodyDeadline)) != nil {
 		return
 	}
-	if _, err := io.CopyN(io.Discard, c.r.Body, maxDrainBytes); err == io.EOF {
+	// One byte past the bound, so that a body of exactly maxDrainBytes
+	// ends in io.EOF and keeps its connection.
+	if _, err := io.CopyN(io.Discard, c.r.Body, maxDrainBytes+1); err == io.EOF {
 		return
 	}
 	// The bound, the deadline or a broken body stopped it. In full-duplex
