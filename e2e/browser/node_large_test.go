@@ -16,8 +16,7 @@ import (
 // a 4.5 MB entity and a transaction past 4 MiB, three times each, against a
 // real `tablebridge serve` on bolt over HTTP and over HTTPS, as Azurite's
 // table suite does (tests/table/apis/table.entity.azure.data-tables.test.ts,
-// "Should not insert entities with request body greater than 4 MB", the
-// one seen to fail once in five runs of that suite): every one gets 413
+// "Should not insert entities with request body greater than 4 MB"): every one gets 413
 // RequestBodyTooLarge. The answer comes while Node is still writing the
 // body; the server reads the rest of it (shared/httpapi drain.go) rather
 // than closing the connection, which failed Node's write with EPIPE and,

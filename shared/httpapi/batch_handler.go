@@ -203,9 +203,9 @@ func batchResource(op *batch.Operation) (resource, error) {
 // queryValue is url.Values.Get(name) on the query rawQuery parses to,
 // without building the map: every operation of a changeset is resolved by
 // its restype and comp, and the SDKs give each one a $format (aztables,
-// Azure.Data.Tables), so a map per operation would cost a transaction of
-// 100 inserts some 500 allocations. A query of more parameters than
-// net/url takes is left to net/url, which refuses it whole.
+// Azure.Data.Tables), so a map per operation would allocate for every
+// operation of a transaction. A query of more parameters than net/url
+// takes is left to net/url, which refuses it whole.
 func queryValue(rawQuery, name string) string {
 	if len(rawQuery) >= maxQueryScan && strings.Count(rawQuery, "&") >= maxQueryScan {
 		q, _ := url.ParseQuery(rawQuery)
