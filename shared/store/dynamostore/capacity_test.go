@@ -30,8 +30,9 @@ func throughProxy(t *testing.T, capacity dynamoproxy.Capacity) (*dynamoproxy.Pro
 // spreadload.KeyCapacity write units a second, as DynamoDB does (throttling
 // past them), the purge of a table spread over 100 PartitionKeys is never
 // throttled, since it holds each key it deletes under (an entity's
-// PartitionKey, an order index shard) to PurgeKeyRate, and passes many
-// times one key's capacity, since it works on the shards at once.
+// PartitionKey, an order index shard) to PurgeKeyRate. It logs its rate,
+// which, working on the shards at once, is many times one key's capacity
+// (docs/capacity.md; a rate is for a benchmark, not this test, to hold).
 func TestPurgeWithinKeyCapacity(t *testing.T) {
 	t.Parallel()
 	base := newTestStoreWith(t, Options{PurgeGrace: time.Millisecond, PurgeKeyRate: spreadload.KeyCapacity / 2})

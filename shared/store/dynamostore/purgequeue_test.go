@@ -49,9 +49,8 @@ func TestPurgeQueueTakesPartitionsInTurn(t *testing.T) {
 	}
 }
 
-// TestPurgeQueueRun: readers put what they find, deleters take it all;
-// a full queue holds readers back; a failing deleter stops everyone and
-// its error comes back.
+// TestPurgeQueueRun: readers put what they find, deleters take it all; a
+// failing deleter stops everyone and its error comes back.
 func TestPurgeQueueRun(t *testing.T) {
 	q := newPurgeQueue(2, 3)
 	read := func(ctx context.Context, shard int) error {
