@@ -439,12 +439,15 @@ func (s *Store) batchDelete(ctx context.Context, table string, keys []item) erro
 
 // batchWrite sends up to 25 puts or deletes with BatchWriteItem, sending
 // what DynamoDB leaves unprocessed (it does under throttling) again after a
-// backoff. Each request is idempotent, so sending one again is harmless.
+// backoff, for as long as ctx lasts (the purge's, the move's and the
+// restore's runs are bounded). Each request is idempotent, so sending one
+// again is harmless.
 func (s *Store) batchWrite(ctx context.Context, table string, reqs []types.WriteRequest) error {
+	op := "write items of " + table
 	for attempt := 0; len(reqs) > 0; attempt++ {
 		if attempt > 0 {
 			if err := backoff(ctx, attempt); err != nil {
-				return mapErr("purge", err)
+				return mapErr(op, err)
 			}
 		}
 		cctx, cancel := s.call(ctx)
@@ -454,7 +457,7 @@ func (s *Store) batchWrite(ctx context.Context, table string, reqs []types.Write
 			if errors.Is(mapErr("", err), store.ErrBusy) && attempt < maxWriteAttempts {
 				continue
 			}
-			return mapErr("write items of "+table, err)
+			return mapErr(op, err)
 		}
 		reqs = out.UnprocessedItems[table]
 	}
