@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
 	"testing"
 	"time"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
 	"github.com/tablebridge/tablebridge/internal/dynamoproxy"
 	"github.com/tablebridge/tablebridge/internal/spreadload"
-	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
@@ -29,20 +24,8 @@ func TestServeOneTableAtTenKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = proxy.Close() })
-	ctx, stop := context.WithCancel(context.Background())
-	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{dynamostore.Options{Endpoint: proxy.URL(), TablePrefix: dynamolocal.UniqueName("cap") + "-", RequestTimeout: 10 * time.Second}}}
-	connStr, done := startServeConfig(t, ctx, cfg)
-	defer func() {
-		stop()
-		<-done
-	}()
-	svc, err := aztables.NewServiceClientFromConnectionString(connStr, &aztables.ClientOptions{
-		ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.CreateTable(ctx, "Busy", nil); err != nil {
+	_, svc := startDynamoServe(t, dynamostore.Options{Endpoint: proxy.URL(), TablePrefix: dynamolocal.UniqueName("cap") + "-", RequestTimeout: 10 * time.Second})
+	if _, err := svc.CreateTable(t.Context(), "Busy", nil); err != nil {
 		t.Fatal(err)
 	}
 	spreadload.CheckTenKeys(t, proxy, svc.NewClient("Busy"))

@@ -14,36 +14,31 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/tablebridge/tablebridge/internal/dynamolocal"
+	"github.com/tablebridge/tablebridge/internal/protocoltest"
 	"github.com/tablebridge/tablebridge/shared/auth"
 	"github.com/tablebridge/tablebridge/shared/store/dynamostore"
 )
 
-// startDynamoServe runs serve on DynamoDB Local at endpoint, with a short
-// DynamoDB timeout, and returns the server and an SDK client that does not
-// retry.
-func startDynamoServe(t *testing.T, endpoint string) (*limitedServer, *aztables.ServiceClient) {
+// startDynamoServe runs serve on DynamoDB with opts (its endpoint, table
+// prefix and DynamoDB timeout), and returns the server and an SDK client
+// that does not retry.
+func startDynamoServe(t *testing.T, opts dynamostore.Options) (*limitedServer, *aztables.ServiceClient) {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: dynamolocal.UniqueName("faults") + "-", RequestTimeout: time.Second}}}
+		dynamo: dynamoFlags{opts}}
 	connStr, done := startServeConfig(t, ctx, cfg)
 	t.Cleanup(func() {
 		stop()
 		<-done
 	})
-	svc, err := aztables.NewServiceClientFromConnectionString(connStr, &aztables.ClientOptions{
-		ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	endpointURL := regexp.MustCompile(`TableEndpoint=([^;]+)`).FindStringSubmatch(connStr)[1]
-	return &limitedServer{endpoint: endpointURL}, svc
+	return &limitedServer{endpoint: endpointURL}, protocoltest.NewServiceClient(t, connStr)
 }
 
 // warmUp has a fresh DynamoDB Local create a table and write to it once,
@@ -127,7 +122,7 @@ func TestServeDynamoDBFrozenWrites(t *testing.T) {
 	t.Parallel()
 	inst := dynamolocal.Private(t)
 	warmUp(t, inst.Endpoint)
-	s, svc := startDynamoServe(t, inst.Endpoint)
+	s, svc := startDynamoServe(t, dynamostore.Options{Endpoint: inst.Endpoint, TablePrefix: dynamolocal.UniqueName("faults") + "-", RequestTimeout: time.Second})
 	ctx := context.Background()
 	createSetupTable(t, svc, "faults")
 
@@ -253,19 +248,8 @@ func TestServeDynamoDBCatalogLost(t *testing.T) {
 	t.Parallel()
 	endpoint := dynamolocal.Endpoint(t)
 	prefix := dynamolocal.UniqueName("lost") + "-"
-	ctx, stop := context.WithCancel(context.Background())
-	cfg := serveConfig{listen: "127.0.0.1:0", storeKind: "dynamodb", accounts: auth.AccountList{auth.DevStoreAccount()},
-		dynamo: dynamoFlags{dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix, RequestTimeout: 10 * time.Second}}}
-	connStr, done := startServeConfig(t, ctx, cfg)
-	defer func() {
-		stop()
-		<-done
-	}()
-	svc, err := aztables.NewServiceClientFromConnectionString(connStr, &aztables.ClientOptions{
-		ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, svc := startDynamoServe(t, dynamostore.Options{Endpoint: endpoint, TablePrefix: prefix, RequestTimeout: 10 * time.Second})
+	ctx := t.Context()
 	if _, err := svc.CreateTable(ctx, "Before", nil); err != nil {
 		t.Fatal(err)
 	}
