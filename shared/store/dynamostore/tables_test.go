@@ -404,7 +404,7 @@ func TestTakeOverCancelledForAnotherReason(t *testing.T) {
 		if tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok && conflict.Load() &&
 			tx.TransactItems[0].Put != nil && aws.ToString(tx.TransactItems[0].Put.ConditionExpression) == "#s = :s AND #p = :p" {
 			return middleware.InitializeOutput{}, middleware.Metadata{}, &types.TransactionCanceledException{
-				Message: aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]"),
+				Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]"),
 				CancellationReasons: []types.CancellationReason{{Code: aws.String("None")}, {Code: aws.String("TransactionConflict")}},
 			}
 		}
